@@ -61,6 +61,13 @@ def to_torch(t):
 
 
 def from_torch(t):
+    if t.numel() == 0:
+        # NumPy gives an empty array zero strides; keep PyTorch's (view(dtype) reads the last one).
+        return _from_torch(t).as_strided(tuple(t.shape), t.stride())
+    return _from_torch(t)
+
+
+def _from_torch(t):
     if t.dtype == torch.bfloat16:
         return tl.from_numpy(t.float().numpy().copy()).to(tl.bfloat16)
     if t.dtype == torch.complex32:
@@ -281,6 +288,9 @@ def sample_callables(f, sample, name=None):
     t_ns, l_ns = op_namespace(f, torch), op_namespace(f, tl)
     if hint and name == f.schema.name.name:
         oracle = eval(hint, {"torch": torch})  # noqa: S307 - hints come from our own YAML
+        if hint.startswith("torch._C._VariableFunctions."):
+            # PyTorch's raw binding (a list where the Python front end takes *tensors): torchlite's is _C._ops.
+            return (lambda a, k: oracle(*a, **k)), (lambda a, k: getattr(tl._C._ops, name)(*a, **k))
         return (lambda a, k: oracle(*a, **k)), (lambda a, k: getattr(l_ns, name)(*a, **k))
     if "function" in f.variants and hasattr(t_ns, name) and hasattr(l_ns, name):
         return (lambda a, k: getattr(t_ns, name)(*a, **k)), (lambda a, k: getattr(l_ns, name)(*a, **k))

@@ -257,7 +257,7 @@ def test_block_diag():
     both(lambda m, c: m.block_diag(c(torch.ones(0, 3)), c(torch.ones(2, 0)), c(a)))
     both(lambda m, c: m.block_diag(c(a), c(torch.ones(2, 2, 2))))
     both(lambda m, c: m.block_diag(c(torch.ones(2, dtype=torch.bool)), c(torch.ones(1, dtype=torch.bool))))
-    same(torch.block_diag(torch.from_numpy(np.ones((2, 2)))), tl.block_diag([tl.ones(2, 2, dtype=tl.float64)]))
+    same(torch.block_diag(torch.from_numpy(np.ones((2, 2)))), tl.block_diag(tl.ones(2, 2, dtype=tl.float64)))
     assert tl.block_diag(tl.empty(2, 3, device="meta"), tl.empty(4, device="meta")).shape == (3, 7)
     grads_like_torch(lambda m, x, y, z: m.block_diag(x, y, z), a, b, c_)
     grads_like_torch(lambda m, x, y: m.block_diag(x, y), a, rand(2, 2, dtype=torch.complex128, seed=25))

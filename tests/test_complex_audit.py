@@ -13,10 +13,6 @@ _spec.loader.exec_module(complex_audit)
 
 # PyTorch computes these for complex64; torchlite does not yet (docs/complex.md lists them).
 KNOWN_GAPS = {
-    "view dtype": "Tensor.view(dtype) is missing for every dtype",
-    "select_scatter": "missing for every dtype",
-    "slice_scatter": "missing for every dtype",
-    "diagonal_scatter": "missing for every dtype",
 }
 
 

@@ -150,7 +150,8 @@ def test_wrong_second_derivative_fails():
         gradgradcheck(Cube.apply, [z])
 
 
-def test_non_double_complex_input_refused():
+def test_non_double_complex_input_warns():
+    # PyTorch warns (UserWarning) and checks anyway; a linear function passes even in complex64.
     z = tl.tensor(crandn(2), dtype=tl.complex64).requires_grad_()
-    with pytest.raises(ValueError, match="complex128"):
-        gradcheck(lambda a: a * 2, [z])
+    with pytest.warns(UserWarning, match="is not a double precision floating point or complex"):
+        assert gradcheck(lambda a: a * 2, [z], atol=1e-2, rtol=1e-2, eps=1e-3)

@@ -110,6 +110,9 @@ TORCH_BACKWARD_BUGS = {
                       "'modified by an inplace operation'" for s in ("T(4)", "T(3), N=5", "T(4), 3, True")},
     ("narrow_copy", "T(3, 4), 0, -2, 2"): "PyTorch's narrow_copy backward does not wrap a negative start (a size "
                                           "mismatch error)",
+    **{("as_strided_scatter", s): "PyTorch's as_strided_scatter backward gives self the gradient of the written "
+                                  "positions instead of the others (its own gradcheck fails); torchlite's passes"
+       for s in ("T(3, 4), T(2, 2), (2, 2), (1, 2), 1", "T(3, 4), T(4), (4,), (3,)", "T(2, 3), T(2, 3), (2, 3), (3, 1)")},
     ("dist", "T(3, 4), T(3, 4), 0"): "PyTorch's dist backward for p = 0 passes an undefined tensor on (its norm "
                                      "backward has no gradient for p = 0); torchlite gives zeros",
 }
@@ -336,6 +339,8 @@ def test_gradients_like_torch(f, form, sample, layout):
                                else None):
                 _grads(*case, tl, order)
             return
+        if _torch_backward_bug(f, sample):
+            return  # PyTorch's gradient is wrong here (TORCH_BACKWARD_BUGS): test_gradcheck checks torchlite's
         got = _grads(*case, tl, order)
         assert len(got) == len(expected), what
         for k, (g, e) in enumerate(zip(got, expected)):

@@ -187,9 +187,9 @@ OPTIMIZER_FUSED = ("_check_fused_foreach", "_use_fused")
 SHARED = "a helper imported from optim/optimizer.py, which every optimizer shares"
 SUBMODULES.update({
     "autograd.gradcheck": {**_same(IMPORT, "_torchlite"),
-                           **_same(HELPER, "_analytical_jacobians", "_differentiable_indices", "_numerical_jacobians",
-                                  "_mismatch_message", "_real_numel", "_real_values")},
-    "functional": {**_same(IMPORT, "_Size", "_warnings"), **_same(HELPER, "_as_list", "_atleast"),
+                           **_same(HELPER, "_analytical_jacobians", "_check_backward_jacobians", "_differentiable_indices",
+                                  "_numerical_jacobians", "_mismatch_message", "_real_numel", "_real_values")},
+    "functional": {**_same(IMPORT, "_Size", "_warnings"), **_same(HELPER, "_as_list", "_atleast", "_tensor_args"),
                    "_meshgrid_warned": "meshgrid's warn-once flag"},
     "nn.modules.activation": {**_same(IMPORT, "_torchlite"),
                               **_same(HELPER, "_InplaceOnly", "_SoftmaxLike", "_inplace_suffix")},

@@ -77,9 +77,10 @@ def tensordot(a, b, dims=2, *rest, out=None):
 
 
 def chain_matmul(*matrices, out=None):
-    """The product of 2-D `matrices` in the cheapest order (PyTorch deprecates it for linalg.multi_dot)."""
-    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
-        matrices = matrices[0]
+    """The product of 2-D `matrices` in the cheapest order (PyTorch deprecates it for linalg.multi_dot).
+    Separate arguments only, as PyTorch: one list or tuple is a TypeError (linalg.multi_dot takes one)."""
+    from torchlite.functional import _tensor_args
+    matrices = _tensor_args(matrices)
     if out is None:
         return _ops.chain_matmul(list(matrices))
     return _ops.chain_matmul(list(matrices), out=out)

@@ -89,16 +89,25 @@ def atleast_3d(*tensors):
     return _atleast(_ops.atleast_3d, tensors)
 
 
+def _tensor_args(tensors):
+    """PyTorch's varargs-of-tensors check (its C binding's): each argument must be a Tensor, so one
+    list or tuple of tensors is a TypeError, as in torch.block_diag([a, b])."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _C.TensorBase):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return list(tensors)
+
+
 def block_diag(*tensors):
     """The block-diagonal matrix of the tensors (0-d, 1-D as a row, or 2-D), in their promoted dtype.
-    torchlite also takes one list of tensors (PyTorch's raises TypeError for it)."""
-    return _ops.block_diag(_as_list(tensors))
+    Separate arguments only, as PyTorch: one list is a TypeError."""
+    return _ops.block_diag(_tensor_args(tensors))
 
 
 def cartesian_prod(*tensors):
     """The Cartesian product of 1-D tensors, one row per tuple (one tensor: returned as it is).
-    torchlite also takes one list of tensors (PyTorch's raises TypeError for it)."""
-    return _ops.cartesian_prod(_as_list(tensors))
+    Separate arguments only, as PyTorch: one list is a TypeError."""
+    return _ops.cartesian_prod(_tensor_args(tensors))
 
 
 del annotations  # torch's module has no such name

@@ -30,6 +30,8 @@
 #include "generated/ops/replication_pad3d_backward.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/select.h"
+#include "generated/ops/select_scatter.h"
 #include "generated/ops/silu_backward.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/xlogy.h"
@@ -335,6 +337,39 @@ variable_list ReplicationPad3DBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+struct SelectScatterBackward0 final : Node {
+  std::string name() const override { return "SelectScatterBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    src_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return src_.nbytes();
+  }
+
+  SavedVariable src_;
+  int64_t dim_;
+  int64_t index_;
+};
+
+variable_list SelectScatterBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& src = src_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& index = as_arg(index_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = select_scatter(grad, zeros_like(src), dim, index);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = select(grad, dim, index);
   }
   return grad_inputs;
 }
@@ -677,6 +712,26 @@ Tensor replication_pad3d_backward(const Tensor& grad_output, const Tensor& self,
     AutoGradMode below_autograd(false);
     result = ops::replication_pad3d_backward::call(grad_output, self, padding);
   }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  auto grad_fn = std::make_shared<SelectScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  grad_fn->index_ = index;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->src_ = SavedVariable(src, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::select_scatter::call(self, src, dim, index);
+  }
+  if (is_complex_type(result.scalar_type())) throw RuntimeError("select_scatter does not support automatic differentiation for outputs with complex dtype.");
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;

@@ -9,6 +9,8 @@
 #include "generated/ops/_upsample_bilinear2d_aa.h"
 #include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/add.h"
+#include "generated/ops/as_strided.h"
+#include "generated/ops/as_strided_scatter.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/digamma.h"
@@ -61,6 +63,41 @@ variable_list UpsampleBilinear2DAaBackward0::apply(variable_list&& grads) {
   const auto& scales_w = as_arg(scales_w_);
   if (should_compute_output(0)) {
     grad_inputs[0] = _upsample_bilinear2d_aa_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
+
+// Backward of as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int? storage_offset=None) -> Tensor
+struct AsStridedScatterBackward0 final : Node {
+  std::string name() const override { return "AsStridedScatterBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    src_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return src_.nbytes();
+  }
+
+  SavedVariable src_;
+  std::vector<int64_t> size_;
+  std::vector<int64_t> stride_;
+  std::optional<int64_t> storage_offset_;
+};
+
+variable_list AsStridedScatterBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& src = src_.unpack(shared_from_this());
+  const auto& size = as_arg(size_);
+  const auto& stride = as_arg(stride_);
+  const auto& storage_offset = as_arg(storage_offset_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = as_strided_scatter(clone(grad, MemoryFormat::Contiguous), zeros_like(src), size, stride, storage_offset);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = as_strided(clone(grad, MemoryFormat::Contiguous), size, stride, storage_offset);
   }
   return grad_inputs;
 }
@@ -498,6 +535,26 @@ Tensor _upsample_bilinear2d_aa(const Tensor& self, IntArrayRef output_size, bool
   {
     AutoGradMode below_autograd(false);
     result = ops::_upsample_bilinear2d_aa::call(self, output_size, align_corners, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int? storage_offset=None) -> Tensor
+Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  auto grad_fn = std::make_shared<AsStridedScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->size_ = size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->storage_offset_ = storage_offset;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->src_ = SavedVariable(src, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::as_strided_scatter::call(self, src, size, stride, storage_offset);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

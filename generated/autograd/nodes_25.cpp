@@ -9,6 +9,8 @@
 #include "generated/ops/_lstm_layer_backward.h"
 #include "generated/ops/_unique2.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/diagonal.h"
+#include "generated/ops/diagonal_scatter.h"
 #include "generated/ops/div.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/frac.h"
@@ -20,6 +22,7 @@
 #include "generated/ops/silu_backward.h"
 #include "generated/ops/unfold.h"
 #include "generated/ops/unfold_backward.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -74,6 +77,41 @@ variable_list Unique2Backward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = not_implemented_backward("_unique2");
+  }
+  return grad_inputs;
+}
+
+// Backward of diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+struct DiagonalScatterBackward0 final : Node {
+  std::string name() const override { return "DiagonalScatterBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    src_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return src_.nbytes();
+  }
+
+  SavedVariable src_;
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+};
+
+variable_list DiagonalScatterBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& src = src_.unpack(shared_from_this());
+  const auto& offset = as_arg(offset_);
+  const auto& dim1 = as_arg(dim1_);
+  const auto& dim2 = as_arg(dim2_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = diagonal(grad, offset, dim1, dim2);
   }
   return grad_inputs;
 }
@@ -305,6 +343,26 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, boo
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
   set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  return result;
+}
+
+// diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
+  auto grad_fn = std::make_shared<DiagonalScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->offset_ = offset;
+  grad_fn->dim1_ = dim1;
+  grad_fn->dim2_ = dim2;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->src_ = SavedVariable(src, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::diagonal_scatter::call(self, src, offset, dim1, dim2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

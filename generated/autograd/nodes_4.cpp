@@ -24,6 +24,8 @@
 #include "generated/ops/normal.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sgn.h"
+#include "generated/ops/slice.h"
+#include "generated/ops/slice_scatter.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/upsample_bicubic2d.h"
 #include "generated/ops/upsample_bicubic2d_backward.h"
@@ -453,6 +455,43 @@ variable_list SgnBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+struct SliceScatterBackward0 final : Node {
+  std::string name() const override { return "SliceScatterBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    src_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return src_.nbytes();
+  }
+
+  SavedVariable src_;
+  int64_t dim_;
+  std::optional<int64_t> start_;
+  std::optional<int64_t> end_;
+  int64_t step_;
+};
+
+variable_list SliceScatterBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& src = src_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& start = as_arg(start_);
+  const auto& end = as_arg(end_);
+  const auto& step = as_arg(step_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = slice_scatter(grad, zeros_like(src), dim, start, end, step);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = slice(grad, dim, start, end, step);
+  }
+  return grad_inputs;
+}
+
 // Backward of upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 struct UpsampleBicubic2DBackward0 final : Node {
   std::string name() const override { return "UpsampleBicubic2DBackward0"; }
@@ -802,6 +841,28 @@ const Tensor& sgn_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  auto grad_fn = std::make_shared<SliceScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  grad_fn->start_ = start;
+  grad_fn->end_ = end;
+  grad_fn->step_ = step;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->src_ = SavedVariable(src, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::slice_scatter::call(self, src, dim, start, end, step);
+  }
+  if (is_complex_type(result.scalar_type())) throw RuntimeError("slice_scatter does not support automatic differentiation for outputs with complex dtype.");
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor

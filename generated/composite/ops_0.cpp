@@ -5,7 +5,9 @@
 #include "generated/ops/empty.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/fix.h"
+#include "generated/ops/frobenius_norm.h"
 #include "generated/ops/full.h"
+#include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/trunc.h"
 
 namespace tl::native {
@@ -18,6 +20,12 @@ Tensor fix_composite(const Tensor& self) {
 // fix_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& fix__composite(const Tensor& self) {
   return trunc_(self);
+}
+
+// frobenius_norm.dim(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+Tensor frobenius_norm_dim_composite(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  TL_CHECK(dim.size() <= 2, "Expected at most 2 dimensions, but got ", dim.size(), " dimensions instead.");
+  return linalg_vector_norm(self, 2, dim, keepdim, std::nullopt);
 }
 
 // full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor

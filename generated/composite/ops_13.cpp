@@ -4,8 +4,10 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/hardtanh.h"
 #include "generated/ops/relu6.h"
+#include "generated/ops/select_scatter.h"
 #include "generated/ops/xlogy.h"
 
 namespace tl::native {
@@ -23,6 +25,14 @@ Tensor relu6_composite(const Tensor& self) {
 // relu6_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& relu6__composite(const Tensor& self) {
   return hardtanh_(self, 0, 6);
+}
+
+// select_scatter.out(Tensor self, Tensor src, int dim, int index, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& select_scatter_out_composite(const Tensor& self, const Tensor& src, int64_t dim, int64_t index, const Tensor& out) {
+  Tensor result = select_scatter(self, src, dim, index);
+  native::resize_output(out, result.sizes(), "select_scatter");
+  copy_(out, result);
+  return out;
 }
 
 // xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor

@@ -2,13 +2,23 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 14.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/as_strided_scatter.h"
 #include "generated/ops/chunk.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/special_log1p.h"
 #include "generated/ops/split.h"
 #include "generated/ops/split_with_sizes.h"
 
 namespace tl::native {
+
+// as_strided_scatter.out(Tensor self, Tensor src, int[] size, int[] stride, int? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& as_strided_scatter_out_composite(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset, const Tensor& out) {
+  Tensor result = as_strided_scatter(self, src, size, stride, storage_offset);
+  native::resize_output(out, result.sizes(), "as_strided_scatter");
+  copy_(out, result);
+  return out;
+}
 
 // chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> chunk_composite(const Tensor& self, int64_t chunks, int64_t dim) {

@@ -7,6 +7,8 @@
 #include "generated/ops/adjoint.h"
 #include "generated/ops/conj.h"
 #include "generated/ops/conj_physical.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/diagonal_scatter.h"
 #include "generated/ops/div.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/eq.h"
@@ -34,6 +36,14 @@ Tensor adjoint_composite(const Tensor& self) {
   TL_CHECK(self.dim() >= 2, "adjoint: tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
            self.dim(), "-D tensor.");
   return conj(transpose(self, -2, -1));
+}
+
+// diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& diagonal_scatter_out_composite(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& out) {
+  Tensor result = diagonal_scatter(self, src, offset, dim1, dim2);
+  native::resize_output(out, result.sizes(), "diagonal_scatter");
+  copy_(out, result);
+  return out;
 }
 
 // nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor

@@ -7,8 +7,10 @@
 #include "generated/ops/arccos.h"
 #include "generated/ops/is_neg.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
+#include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/meshgrid.h"
+#include "generated/ops/nuclear_norm.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_expit.h"
@@ -43,6 +45,16 @@ bool is_neg_composite(const Tensor& self) {
 // meshgrid(Tensor[] tensors) -> Tensor[]
 std::vector<Tensor> meshgrid_composite(TensorList tensors) {
   return meshgrid(tensors, "ij");
+}
+
+// nuclear_norm(Tensor self, bool keepdim=False) -> Tensor
+Tensor nuclear_norm_composite(const Tensor& self, bool keepdim) {
+  return linalg_matrix_norm(self, std::string_view("nuc"), {-2, -1}, keepdim, std::nullopt);
+}
+
+// nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor
+Tensor nuclear_norm_dim_composite(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return linalg_matrix_norm(self, std::string_view("nuc"), dim, keepdim, std::nullopt);
 }
 
 // special_expit(Tensor self) -> Tensor

@@ -15,6 +15,7 @@
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
 #include "generated/ops/fix.h"
+#include "generated/ops/frobenius_norm.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
 #include "generated/ops/hann_window.h"
@@ -571,6 +572,25 @@ const Tensor& fix_out(const Tensor& out, const Tensor& self) {
 // fix_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& fix_(const Tensor& self) {
   return native::fix__composite(self);
+}
+
+// ============================================================================ frobenius_norm
+
+// frobenius_norm.dim(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+static Tensor math_bits_fallback_frobenius_norm_dim(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::frobenius_norm(self_r, dim, keepdim);
+}
+
+Tensor frobenius_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_frobenius_norm_dim(self, dim, keepdim);
+  return native::frobenius_norm_dim_composite(self, dim, keepdim);
+}
+
+// frobenius_norm.dim_out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& frobenius_norm_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("frobenius_norm.dim_out", {&self}, {&out});
+  return copy_to_out(out, frobenius_norm(self, dim, keepdim), "frobenius_norm.dim_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ full

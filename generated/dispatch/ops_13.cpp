@@ -20,6 +20,7 @@
 #include "generated/ops/relu6.h"
 #include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/replication_pad3d_backward.h"
+#include "generated/ops/select_scatter.h"
 #include "generated/ops/silu_backward.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/vdot.h"
@@ -636,6 +637,42 @@ Tensor replication_pad3d_backward(const Tensor& grad_output, const Tensor& self,
     return autograd::wrappers::replication_pad3d_backward(grad_output, self, padding);
   }
   return ops::replication_pad3d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ select_scatter
+
+// select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+ops::select_scatter::Kernel* ops::select_scatter::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::select_scatter_kernel,
+    /* Meta */ native::select_scatter_kernel,
+};
+
+static Tensor math_bits_fallback_select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto src_r = math_bits::resolved(src);
+  return ops::select_scatter::call(self_r, src_r, dim, index);
+}
+
+Tensor ops::select_scatter::call(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  if (__builtin_expect((self.math_bits() | src.math_bits()) != 0, 0)) return math_bits_fallback_select_scatter(self, src, dim, index);
+  const Device kernel_device = dispatch_device("select_scatter", {&self, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("select_scatter", kernel_device);
+  return kernel(self, src, dim, index);
+}
+
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::select_scatter(self, src, dim, index);
+  }
+  return ops::select_scatter::call(self, src, dim, index);
+}
+
+// select_scatter.out(Tensor self, Tensor src, int dim, int index, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& select_scatter_out(const Tensor& out, const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  check_out_no_grad("select_scatter.out", {&self, &src}, {&out});
+  return native::select_scatter_out_composite(self, src, dim, index, out);
 }
 
 // ============================================================================ silu_backward

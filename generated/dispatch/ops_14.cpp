@@ -7,6 +7,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa.h"
+#include "generated/ops/as_strided_scatter.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/embedding.h"
@@ -128,6 +129,42 @@ static Tensor math_bits_fallback__upsample_bilinear2d_aa_vec(const Tensor& input
 Tensor _upsample_bilinear2d_aa(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
   if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_bilinear2d_aa_vec(input, output_size, align_corners, scale_factors);
   return native::_upsample_bilinear2d_aa_vec_composite(input, output_size, align_corners, scale_factors);
+}
+
+// ============================================================================ as_strided_scatter
+
+// as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int? storage_offset=None) -> Tensor
+ops::as_strided_scatter::Kernel* ops::as_strided_scatter::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::as_strided_scatter_kernel,
+    /* Meta */ native::as_strided_scatter_kernel,
+};
+
+static Tensor math_bits_fallback_as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto src_r = math_bits::resolved(src);
+  return ops::as_strided_scatter::call(self_r, src_r, size, stride, storage_offset);
+}
+
+Tensor ops::as_strided_scatter::call(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  if (__builtin_expect((self.math_bits() | src.math_bits()) != 0, 0)) return math_bits_fallback_as_strided_scatter(self, src, size, stride, storage_offset);
+  const Device kernel_device = dispatch_device("as_strided_scatter", {&self, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("as_strided_scatter", kernel_device);
+  return kernel(self, src, size, stride, storage_offset);
+}
+
+Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::as_strided_scatter(self, src, size, stride, storage_offset);
+  }
+  return ops::as_strided_scatter::call(self, src, size, stride, storage_offset);
+}
+
+// as_strided_scatter.out(Tensor self, Tensor src, int[] size, int[] stride, int? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& as_strided_scatter_out(const Tensor& out, const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  check_out_no_grad("as_strided_scatter.out", {&self, &src}, {&out});
+  return native::as_strided_scatter_out_composite(self, src, size, stride, storage_offset, out);
 }
 
 // ============================================================================ chunk
@@ -1668,6 +1705,23 @@ Tensor view(const Tensor& self, IntArrayRef size) {
     return autograd::wrappers::view(self, size);
   }
   return ops::view::call(self, size);
+}
+
+// view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+ops::view_dtype::Kernel* ops::view_dtype::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::view_dtype_kernel,
+    /* Meta */ native::view_dtype_kernel,
+};
+
+Tensor ops::view_dtype::call(const Tensor& self, ScalarType dtype) {
+  const Device kernel_device = dispatch_device("view.dtype", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("view.dtype", kernel_device);
+  return kernel(self, dtype);
+}
+
+Tensor view(const Tensor& self, ScalarType dtype) {
+  return ops::view_dtype::call(self, dtype);
 }
 
 }  // namespace tl

@@ -9,6 +9,7 @@
 #include "generated/ops/_unique2.h"
 #include "generated/ops/adjoint.h"
 #include "generated/ops/cross.h"
+#include "generated/ops/diagonal_scatter.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/frac.h"
@@ -119,6 +120,42 @@ Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim
 const Tensor& cross_out(const Tensor& out, const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
   check_out_no_grad("cross.out", {&self, &other}, {&out});
   return copy_to_out(out, cross(self, other, dim), "cross.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ diagonal_scatter
+
+// diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+ops::diagonal_scatter::Kernel* ops::diagonal_scatter::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::diagonal_scatter_kernel,
+    /* Meta */ native::diagonal_scatter_kernel,
+};
+
+static Tensor math_bits_fallback_diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto src_r = math_bits::resolved(src);
+  return ops::diagonal_scatter::call(self_r, src_r, offset, dim1, dim2);
+}
+
+Tensor ops::diagonal_scatter::call(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (__builtin_expect((self.math_bits() | src.math_bits()) != 0, 0)) return math_bits_fallback_diagonal_scatter(self, src, offset, dim1, dim2);
+  const Device kernel_device = dispatch_device("diagonal_scatter", {&self, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diagonal_scatter", kernel_device);
+  return kernel(self, src, offset, dim1, dim2);
+}
+
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::diagonal_scatter(self, src, offset, dim1, dim2);
+  }
+  return ops::diagonal_scatter::call(self, src, offset, dim1, dim2);
+}
+
+// diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& diagonal_scatter_out(const Tensor& out, const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
+  check_out_no_grad("diagonal_scatter.out", {&self, &src}, {&out});
+  return native::diagonal_scatter_out_composite(self, src, offset, dim1, dim2, out);
 }
 
 // ============================================================================ einsum

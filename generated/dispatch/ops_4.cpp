@@ -3,6 +3,7 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/autograd/Node.h"
 #include "aten/core/MathBits.h"
+#include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_fused_rms_norm_differentiable_backward.h"
@@ -26,6 +27,7 @@
 #include "generated/ops/normal.h"
 #include "generated/ops/one_hot.h"
 #include "generated/ops/sgn.h"
+#include "generated/ops/slice_scatter.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
@@ -1274,6 +1276,89 @@ const Tensor& ops::sgn_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sgn_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sgn.out", {&self}, {&out});
   return ops::sgn_out::call(self, out);
+}
+
+// ============================================================================ slice_scatter
+
+// slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+static Tensor slice_scatter_kernel_functional(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  Tensor out;
+  native::slice_scatter_kernel(self, src, dim, start, end, step, out);
+  return out;
+}
+
+ops::slice_scatter::Kernel* ops::slice_scatter::kernels[kNumDeviceTypes] = {
+    /* CPU */ slice_scatter_kernel_functional,
+    /* Meta */ slice_scatter_kernel_functional,
+};
+
+static Tensor math_bits_fallback_slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto src_r = math_bits::resolved(src);
+  return ops::slice_scatter::call(self_r, src_r, dim, start, end, step);
+}
+
+Tensor ops::slice_scatter::call(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  if (__builtin_expect((self.math_bits() | src.math_bits()) != 0, 0)) return math_bits_fallback_slice_scatter(self, src, dim, start, end, step);
+  const Device kernel_device = dispatch_device("slice_scatter", {&self, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("slice_scatter", kernel_device);
+  return kernel(self, src, dim, start, end, step);
+}
+
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::slice_scatter(self, src, dim, start, end, step);
+  }
+  return ops::slice_scatter::call(self, src, dim, start, end, step);
+}
+
+// slice_scatter.out(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& slice_scatter_kernel_out(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor src_in = native::input_unaffected_by_resize(src, out);
+  Tensor out_handle = out;
+  native::slice_scatter_kernel(self_in, src_in, dim, start, end, step, out_handle);
+  return out;
+}
+
+ops::slice_scatter_out::Kernel* ops::slice_scatter_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ slice_scatter_kernel_out,
+    /* Meta */ slice_scatter_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_slice_scatter_out(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto src_r = math_bits::resolved(src);
+  const Tensor out_r = written.arg(out);
+  ops::slice_scatter_out::call(self_r, src_r, dim, start, end, step, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::slice_scatter_out::call(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | src.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_slice_scatter_out(self, src, dim, start, end, step, out);
+  const Device kernel_device = dispatch_device("slice_scatter.out", {&self, &src, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("slice_scatter.out", kernel_device);
+  decltype(auto) result = kernel(self, src, dim, start, end, step, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& slice_scatter_out(const Tensor& out, const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  if (autograd::out_records_not_implemented("slice_scatter.out", {&self, &src}, {&out})) {
+    {
+      autograd::NoGradGuard no_grad;  // the kernel's own calls record nothing
+      ops::slice_scatter_out::call(self, src, dim, start, end, step, out);
+    }
+    autograd::record_not_implemented_out("slice_scatter.out", {&self, &src}, {&out});
+    return out;
+  }
+  return ops::slice_scatter_out::call(self, src, dim, start, end, step, out);
 }
 
 // ============================================================================ special_i0

@@ -29,6 +29,7 @@
 #include "generated/ops/max.h"
 #include "generated/ops/meshgrid.h"
 #include "generated/ops/minimum.h"
+#include "generated/ops/nuclear_norm.h"
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_expit.h"
@@ -1421,6 +1422,40 @@ const Tensor& ops::minimum_out::call(const Tensor& self, const Tensor& other, co
 const Tensor& minimum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("minimum.out", {&self, &other}, {&out});
   return ops::minimum_out::call(self, other, out);
+}
+
+// ============================================================================ nuclear_norm
+
+// nuclear_norm(Tensor self, bool keepdim=False) -> Tensor
+static Tensor math_bits_fallback_nuclear_norm(const Tensor& self, bool keepdim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::nuclear_norm(self_r, keepdim);
+}
+
+Tensor nuclear_norm(const Tensor& self, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_nuclear_norm(self, keepdim);
+  return native::nuclear_norm_composite(self, keepdim);
+}
+
+// nuclear_norm.out(Tensor self, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& nuclear_norm_out(const Tensor& out, const Tensor& self, bool keepdim) {
+  return copy_to_out(out, nuclear_norm(self, keepdim), "nuclear_norm.out", native::OutDtype::Exact);
+}
+
+// nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor
+static Tensor math_bits_fallback_nuclear_norm_dim(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::nuclear_norm(self_r, dim, keepdim);
+}
+
+Tensor nuclear_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_nuclear_norm_dim(self, dim, keepdim);
+  return native::nuclear_norm_dim_composite(self, dim, keepdim);
+}
+
+// nuclear_norm.dim_out(Tensor self, int[2] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& nuclear_norm_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return copy_to_out(out, nuclear_norm(self, dim, keepdim), "nuclear_norm.dim_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ reflection_pad2d

@@ -12,6 +12,7 @@
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
 #include "generated/ops/fix.h"
+#include "generated/ops/frobenius_norm.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
 #include "generated/ops/hann_window.h"
@@ -165,6 +166,18 @@ void boxed_fix_out(Stack& s) {
 void boxed_fix_(Stack& s) {
   IValue* a = args(s, 1);
   finish(s, 1, tl::fix_(a[0].toTensor()));
+}
+
+// frobenius_norm.dim(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+void boxed_frobenius_norm_dim(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::frobenius_norm(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].toBool()));
+}
+
+// frobenius_norm.dim_out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_frobenius_norm_dim_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::frobenius_norm_out(a[3].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].toBool()));
 }
 
 // full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -478,6 +491,8 @@ const OpEntry entries[] = {
     {"fix(Tensor self) -> Tensor", boxed_fix, kPointwise},
     {"fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_fix_out, kPointwise},
     {"fix_(Tensor(a!) self) -> Tensor(a!)", boxed_fix_, 0},
+    {"frobenius_norm.dim(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", boxed_frobenius_norm_dim, 0},
+    {"frobenius_norm.dim_out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_frobenius_norm_dim_out, 0},
     {"full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_full, 0},
     {"full.out(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)", boxed_full_out, 0},
     {"gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", boxed_gelu_backward, kPointwise},

@@ -15,6 +15,7 @@
 #include "generated/ops/relu6.h"
 #include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/replication_pad3d_backward.h"
+#include "generated/ops/select_scatter.h"
 #include "generated/ops/silu_backward.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/vdot.h"
@@ -161,6 +162,18 @@ void boxed_replication_pad3d_backward(Stack& s) {
   finish(s, 3, tl::replication_pad3d_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(6))));
 }
 
+// select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+void boxed_select_scatter(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::select_scatter(a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toInt()));
+}
+
+// select_scatter.out(Tensor self, Tensor src, int dim, int index, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_select_scatter_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::select_scatter_out(a[4].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toInt()));
+}
+
 // silu_backward(Tensor grad_output, Tensor self) -> Tensor
 void boxed_silu_backward(Stack& s) {
   IValue* a = args(s, 2);
@@ -269,6 +282,8 @@ const OpEntry entries[] = {
     {"relu6_(Tensor(a!) self) -> Tensor(a!)", boxed_relu6_, 0},
     {"replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor", boxed_replication_pad2d_backward, 0},
     {"replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor", boxed_replication_pad3d_backward, 0},
+    {"select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor", boxed_select_scatter, 0},
+    {"select_scatter.out(Tensor self, Tensor src, int dim, int index, *, Tensor(a!) out) -> Tensor(a!)", boxed_select_scatter_out, 0},
     {"silu_backward(Tensor grad_output, Tensor self) -> Tensor", boxed_silu_backward, kPointwise},
     {"sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", boxed_sum, 0},
     {"sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_sum_dim_IntList, 0},

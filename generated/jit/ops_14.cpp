@@ -4,6 +4,7 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa.h"
+#include "generated/ops/as_strided_scatter.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/embedding.h"
@@ -48,6 +49,18 @@ void boxed__upsample_bilinear2d_aa_out(Stack& s) {
 void boxed__upsample_bilinear2d_aa_vec(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::_upsample_bilinear2d_aa(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), a[2].toBool(), as_arg(a[3].toOptionalDoubleVector())));
+}
+
+// as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int? storage_offset=None) -> Tensor
+void boxed_as_strided_scatter(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::as_strided_scatter(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(0)), IntArrayRef(a[3].toIntVector(0)), a[4].opt(&IValue::toInt)));
+}
+
+// as_strided_scatter.out(Tensor self, Tensor src, int[] size, int[] stride, int? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_as_strided_scatter_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::as_strided_scatter_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(0)), IntArrayRef(a[3].toIntVector(0)), a[4].opt(&IValue::toInt)));
 }
 
 // chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]
@@ -320,11 +333,19 @@ void boxed_view(Stack& s) {
   finish(s, 2, tl::view(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0))));
 }
 
+// view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+void boxed_view_dtype(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::view(a[0].toTensor(), a[1].toScalarType()));
+}
+
 const OpEntry entries[] = {
     {"_cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> Tensor", boxed__cross_entropy_fused_differentiable_backward, 0},
     {"_upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_bilinear2d_aa, 0},
     {"_upsample_bilinear2d_aa.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_bilinear2d_aa_out, 0},
     {"_upsample_bilinear2d_aa.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", boxed__upsample_bilinear2d_aa_vec, 0},
+    {"as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int? storage_offset=None) -> Tensor", boxed_as_strided_scatter, 0},
+    {"as_strided_scatter.out(Tensor self, Tensor src, int[] size, int[] stride, int? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_as_strided_scatter_out, 0},
     {"chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]", boxed_chunk, 0},
     {"clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", boxed_clamp_max_Tensor, kPointwise},
     {"clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)", boxed_clamp_max__Tensor, kPointwise},
@@ -370,6 +391,7 @@ const OpEntry entries[] = {
     {"special_log1p(Tensor self) -> Tensor", boxed_special_log1p, 0},
     {"special_log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_log1p_out, 0},
     {"view(Tensor(a) self, int[] size) -> Tensor(a)", boxed_view, 0},
+    {"view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", boxed_view_dtype, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -6,6 +6,7 @@
 #include "generated/ops/_unique2.h"
 #include "generated/ops/adjoint.h"
 #include "generated/ops/cross.h"
+#include "generated/ops/diagonal_scatter.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/frac.h"
@@ -55,6 +56,18 @@ void boxed_cross(Stack& s) {
 void boxed_cross_out(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::cross_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toInt)));
+}
+
+// diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+void boxed_diagonal_scatter(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::diagonal_scatter(a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toInt(), a[4].toInt()));
+}
+
+// diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_diagonal_scatter_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::diagonal_scatter_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toInt(), a[4].toInt()));
 }
 
 // einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
@@ -261,6 +274,8 @@ const OpEntry entries[] = {
     {"adjoint(Tensor(a) self) -> Tensor(a)", boxed_adjoint, 0},
     {"cross(Tensor self, Tensor other, int? dim=None) -> Tensor", boxed_cross, 0},
     {"cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_cross_out, 0},
+    {"diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor", boxed_diagonal_scatter, 0},
+    {"diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", boxed_diagonal_scatter_out, 0},
     {"einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", boxed_einsum, 0},
     {"fmod.Tensor(Tensor self, Tensor other) -> Tensor", boxed_fmod_Tensor, kPointwise},
     {"fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_fmod__Tensor, kPointwise},

@@ -21,6 +21,7 @@
 #include "generated/ops/normal.h"
 #include "generated/ops/one_hot.h"
 #include "generated/ops/sgn.h"
+#include "generated/ops/slice_scatter.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
@@ -288,6 +289,18 @@ void boxed_sgn_out(Stack& s) {
   finish(s, 2, tl::sgn_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+void boxed_slice_scatter(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::slice_scatter(a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].opt(&IValue::toInt), a[4].opt(&IValue::toInt), a[5].toInt()));
+}
+
+// slice_scatter.out(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_slice_scatter_out(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::slice_scatter_out(a[6].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].opt(&IValue::toInt), a[4].opt(&IValue::toInt), a[5].toInt()));
+}
+
 // special_i0(Tensor self) -> Tensor
 void boxed_special_i0(Stack& s) {
   IValue* a = args(s, 1);
@@ -398,6 +411,8 @@ const OpEntry entries[] = {
     {"sgn(Tensor self) -> Tensor", boxed_sgn, kPointwise},
     {"sgn_(Tensor(a!) self) -> Tensor(a!)", boxed_sgn_, kPointwise},
     {"sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_sgn_out, kPointwise},
+    {"slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor", boxed_slice_scatter, 0},
+    {"slice_scatter.out(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor(a!) out) -> Tensor(a!)", boxed_slice_scatter_out, 0},
     {"special_i0(Tensor self) -> Tensor", boxed_special_i0, 0},
     {"special_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_i0_out, 0},
     {"tile(Tensor self, int[] dims) -> Tensor", boxed_tile, 0},

@@ -24,6 +24,7 @@
 #include "generated/ops/max.h"
 #include "generated/ops/meshgrid.h"
 #include "generated/ops/minimum.h"
+#include "generated/ops/nuclear_norm.h"
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_expit.h"
 #include "generated/ops/special_logsumexp.h"
@@ -336,6 +337,30 @@ void boxed_minimum_out(Stack& s) {
   finish(s, 3, tl::minimum_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
+// nuclear_norm(Tensor self, bool keepdim=False) -> Tensor
+void boxed_nuclear_norm(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::nuclear_norm(a[0].toTensor(), a[1].toBool()));
+}
+
+// nuclear_norm.out(Tensor self, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_nuclear_norm_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::nuclear_norm_out(a[2].toTensor(), a[0].toTensor(), a[1].toBool()));
+}
+
+// nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor
+void boxed_nuclear_norm_dim(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::nuclear_norm(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].toBool()));
+}
+
+// nuclear_norm.dim_out(Tensor self, int[2] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_nuclear_norm_dim_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::nuclear_norm_out(a[3].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].toBool()));
+}
+
 // reflection_pad2d(Tensor self, int[4] padding) -> Tensor
 void boxed_reflection_pad2d(Stack& s) {
   IValue* a = args(s, 2);
@@ -519,6 +544,10 @@ const OpEntry entries[] = {
     {"meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", boxed_meshgrid_indexing, 0},
     {"minimum(Tensor self, Tensor other) -> Tensor", boxed_minimum, kPointwise},
     {"minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_minimum_out, kPointwise},
+    {"nuclear_norm(Tensor self, bool keepdim=False) -> Tensor", boxed_nuclear_norm, 0},
+    {"nuclear_norm.out(Tensor self, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_nuclear_norm_out, 0},
+    {"nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor", boxed_nuclear_norm_dim, 0},
+    {"nuclear_norm.dim_out(Tensor self, int[2] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_nuclear_norm_dim_out, 0},
     {"reflection_pad2d(Tensor self, int[4] padding) -> Tensor", boxed_reflection_pad2d, 0},
     {"reflection_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)", boxed_reflection_pad2d_out, 0},
     {"special_expit(Tensor self) -> Tensor", boxed_special_expit, 0},

@@ -9,6 +9,9 @@ namespace tl {
 // view(Tensor(a) self, int[] size) -> Tensor(a)
 Tensor view(const Tensor& self, IntArrayRef size);
 
+// view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+Tensor view(const Tensor& self, ScalarType dtype);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -18,6 +21,13 @@ struct view {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, IntArrayRef size);
 };
+
+// view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+struct view_dtype {
+  using Kernel = Tensor(const Tensor& self, ScalarType dtype);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Tensor& self, ScalarType dtype);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
@@ -25,6 +35,7 @@ Tensor view(const Tensor& self, IntArrayRef size);  // records view for backward
 }  // namespace autograd::wrappers
 
 namespace native {
+Tensor view_dtype_kernel(const Tensor& self, ScalarType dtype);
 Tensor view_kernel(const Tensor& self, IntArrayRef size);
 }  // namespace native
 }  // namespace tl

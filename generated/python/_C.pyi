@@ -586,6 +586,10 @@ class TensorBase:
         """Gives `self` the sizes, strides and offset (in elements; `self`'s own when None) of `as_strided`, in place, with its bounds checks: never a geometry outside the storage."""
         ...
 
+    def as_strided_scatter(self, src: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
+        """A copy of `self` (strides and offset preserved, as the other *_scatter ops) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's."""
+        ...
+
     def asin(self) -> Tensor:
         """The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
         ...
@@ -995,6 +999,10 @@ class TensorBase:
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         """A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension."""
+        ...
+
+    def diagonal_scatter(self, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """A copy of `self` (strides and offset preserved) with `src` written into `self.diagonal(offset, dim1, dim2)`; `src` must have that diagonal's shape (the diagonal as its last dimension)."""
         ...
 
     def diff(self, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None, append: Optional[Tensor] = None) -> Tensor:
@@ -2323,6 +2331,10 @@ class TensorBase:
         """A view of `self` at position `index` of dimension `dim`, which is removed."""
         ...
 
+    def select_scatter(self, src: Tensor, dim: int, index: int) -> Tensor:
+        """A copy of `self` (strides and offset preserved) with `src` written into `self.select(dim, index)`; `src` must have that slice's shape (it is converted to `self`'s dtype)."""
+        ...
+
     @overload
     def set_(self, source: Tensor) -> Tensor:
         """Makes `self` a view of the storage of `source` with its sizes, strides and offset (`Tensor.set_` also takes a storage, through torchlite/storage.py). No derivative, as in PyTorch."""
@@ -2386,6 +2398,10 @@ class TensorBase:
 
     def sinh_(self) -> Tensor:
         """In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
+        ...
+
+    def slice_scatter(self, src: Tensor, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
+        """A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape. out= must have `self`'s dtype (PyTorch binds this one's out= in Python, not the other *_scatter ones')."""
         ...
 
     def slogdet(self) -> tuple[Tensor, Tensor]:
@@ -2703,8 +2719,13 @@ class TensorBase:
         """The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot`."""
         ...
 
+    @overload
     def view(self, size: Sequence[int]) -> Tensor:
         """A view of `self` with another shape and the same data; one size may be -1 (inferred). Fails when the strides do not allow it."""
+        ...
+    @overload
+    def view(self, dtype: dtype) -> Tensor:
+        """A view of `self`'s memory as elements of `dtype`. The same element size keeps the geometry; a smaller one multiplies the last dimension's size (the other strides and the offset scale with it), a larger one divides it (last stride 1; the last size, the offset and the other strides divisible by the ratio). 0-d tensors, conjugate and negative views are refused. Never differentiable (the result does not require grad), as PyTorch's."""
         ...
 
     @overload

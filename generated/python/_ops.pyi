@@ -349,6 +349,10 @@ def as_strided_(input: Tensor, size: Sequence[int], stride: Sequence[int], stora
     """Gives `self` the sizes, strides and offset (in elements; `self`'s own when None) of `as_strided`, in place, with its bounds checks: never a geometry outside the storage."""
     ...
 
+def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
+    """A copy of `self` (strides and offset preserved, as the other *_scatter ops) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's."""
+    ...
+
 def asin(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
     ...
@@ -912,6 +916,10 @@ def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, 
     """A contiguous copy of `diagonal(self, offset, dim1, dim2)`."""
     ...
 
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of `self` (strides and offset preserved) with `src` written into `self.diagonal(offset, dim1, dim2)`; `src` must have that diagonal's shape (the diagonal as its last dimension)."""
+    ...
+
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None, append: Optional[Tensor] = None, *, out: Optional[Tensor] = None) -> Tensor:
     """The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`."""
     ...
@@ -1183,6 +1191,10 @@ def frac_(input: Tensor) -> Tensor:
 
 def frexp(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass."""
+    ...
+
+def frobenius_norm(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The Frobenius (2-)norm over at most two dimensions `dim`: `linalg.vector_norm(self, 2, dim, keepdim)`, which PyTorch keeps this deprecated op as (a real result for complex input). `dim` is required."""
     ...
 
 def full(size: Sequence[int], fill_value: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
@@ -1981,6 +1993,15 @@ def not_equal(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> 
     """Alias of `ne`."""
     ...
 
+@overload
+def nuclear_norm(input: Tensor, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The nuclear norm (sum of singular values) over the last two dimensions: `linalg.matrix_norm(self, 'nuc', (-2, -1), keepdim)`, which PyTorch keeps this deprecated op as."""
+    ...
+@overload
+def nuclear_norm(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The nuclear norm over the two dimensions `dim`: `linalg.matrix_norm(self, 'nuc', dim, keepdim)`."""
+    ...
+
 def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` filled with ones (default float dtype unless `dtype`)."""
     ...
@@ -2319,6 +2340,10 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     """A view of `self` at position `index` of dimension `dim`, which is removed."""
     ...
 
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of `self` (strides and offset preserved) with `src` written into `self.select(dim, index)`; `src` must have that slice's shape (it is converted to `self`'s dtype)."""
+    ...
+
 def selu(input: Tensor) -> Tensor:
     """The SELU of every element: `elu(self, alpha=1.6732632423543772, scale=1.0507009873554805)`."""
     ...
@@ -2369,6 +2394,10 @@ def sinh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def sinh_(input: Tensor) -> Tensor:
     """In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1, *, out: Optional[Tensor] = None) -> Tensor:
+    """A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape. out= must have `self`'s dtype (PyTorch binds this one's out= in Python, not the other *_scatter ones')."""
     ...
 
 def slogdet(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:

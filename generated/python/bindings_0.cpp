@@ -17,6 +17,7 @@
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
 #include "generated/ops/fix.h"
+#include "generated/ops/frobenius_norm.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
 #include "generated/ops/hann_window.h"
@@ -350,6 +351,31 @@ PyObject* fn_fix_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto self = r.tensor(0);
   jit::tracer::TraceScope jit_trace("fix_", self);
   auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// frobenius_norm
+PyObject* fn_frobenius_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frobenius_norm(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("frobenius_norm.dim_out", self, IntArrayRef(dim), keepdim, out);
+    auto result = [&] { GilRelease no_gil; return tl::frobenius_norm_out(out, self, dim, keepdim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("frobenius_norm.dim", self, IntArrayRef(dim), keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::frobenius_norm(self, dim, keepdim); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -1363,6 +1389,10 @@ Alias of `trunc`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(fix_(Tensor input) -> Tensor
 
 Alias of `trunc_`.)doc"});
+  functions["_ops"].push_back({"frobenius_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frobenius_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(frobenius_norm(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The Frobenius (2-)norm over at most two dimensions `dim`: `linalg.vector_norm(self, 2, dim, keepdim)`, which PyTorch keeps this deprecated op as (a real result for complex input). `dim` is required.)doc"});
   functions["_ops"].push_back({"full", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 

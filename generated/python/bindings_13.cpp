@@ -20,6 +20,7 @@
 #include "generated/ops/relu6.h"
 #include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/replication_pad3d_backward.h"
+#include "generated/ops/select_scatter.h"
 #include "generated/ops/silu_backward.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/vdot.h"
@@ -345,6 +346,25 @@ PyObject* fn_internal_replication_pad3d_backward(PyObject* /*module*/, PyObject*
   TL_PY_CATCH
 }
 
+// select_scatter
+PyObject* fn_select_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "select_scatter(Tensor input, Tensor src, int dim, int index)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto src = r.tensor(1);
+  auto dim = r.toInt64(2);
+  auto index = r.toInt64(3);
+  jit::tracer::TraceScope jit_trace("select_scatter", self, src, dim, index);
+  auto result = [&] { GilRelease no_gil; return tl::select_scatter(self, src, dim, index); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // silu_backward
 PyObject* fn_internal_silu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -636,6 +656,25 @@ PyObject* method_logaddexp(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// Tensor.select_scatter
+PyObject* method_select_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "select_scatter(Tensor src, int dim, int index)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto src = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.toInt64(2);
+  jit::tracer::TraceScope jit_trace("select_scatter", self, src, dim, index);
+  auto result = [&] { GilRelease no_gil; return tl::select_scatter(self, src, dim, index); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sum
 PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -813,6 +852,10 @@ The gradient of replication_pad2d: each element of `grad_output` added to the in
       METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding) -> Tensor
 
 The gradient of replication_pad3d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_ops"].push_back({"select_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_select_scatter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(select_scatter(Tensor input, Tensor src, int dim, int index) -> Tensor
+
+A copy of `self` (strides and offset preserved) with `src` written into `self.select(dim, index)`; `src` must have that slice's shape (it is converted to `self`'s dtype).)doc"});
   functions["_internal"].push_back({"silu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_silu_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(silu_backward(Tensor grad_output, Tensor input) -> Tensor
 
@@ -877,6 +920,10 @@ The running maximum of `self` along `dim` and the index where it was (last) reac
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor other) -> Tensor
 
 `log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"select_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_select_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(select_scatter(Tensor src, int dim, int index) -> Tensor
+
+A copy of `self` (strides and offset preserved) with `src` written into `self.select(dim, index)`; `src` must have that slice's shape (it is converted to `self`'s dtype).)doc"});
   methods.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sum)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sum(*, ScalarType? dtype=None) -> Tensor
 

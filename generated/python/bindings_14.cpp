@@ -9,6 +9,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa.h"
+#include "generated/ops/as_strided_scatter.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/embedding.h"
@@ -97,6 +98,26 @@ PyObject* fn_nn__upsample_bilinear2d_aa(PyObject* /*module*/, PyObject* const* a
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// as_strided_scatter
+PyObject* fn_as_strided_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "as_strided_scatter(Tensor input, Tensor src, int[] size, int[] stride, int? storage_offset=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto src = r.tensor(1);
+  auto size = r.intlist(2);
+  auto stride = r.intlist(3);
+  auto storage_offset = r.toInt64_optional(4);
+  jit::tracer::TraceScope jit_trace("as_strided_scatter", self, src, IntArrayRef(size), IntArrayRef(stride), storage_offset);
+  auto result = [&] { GilRelease no_gil; return tl::as_strided_scatter(self, src, size, stride, storage_offset); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -609,6 +630,26 @@ PyObject* fn_special_special_log1p(PyObject* /*module*/, PyObject* const* args, 
   TL_PY_CATCH
 }
 
+// Tensor.as_strided_scatter
+PyObject* method_as_strided_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "as_strided_scatter(Tensor src, int[] size, int[] stride, int? storage_offset=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto src = r.tensor(0);
+  auto size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto storage_offset = r.toInt64_optional(3);
+  jit::tracer::TraceScope jit_trace("as_strided_scatter", self, src, IntArrayRef(size), IntArrayRef(stride), storage_offset);
+  auto result = [&] { GilRelease no_gil; return tl::as_strided_scatter(self, src, size, stride, storage_offset); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.chunk
 PyObject* method_chunk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -946,15 +987,29 @@ PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_TRY
   static PythonArgParser parser({
       "view(int[] size)",
+      "view(ScalarType dtype)",
   }, /*is_method=*/true);
   ParsedArgs parsed;
   auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto size = r.intlist(0);
-  jit::tracer::TraceScope jit_trace("view", self, IntArrayRef(size));
-  auto result = [&] { GilRelease no_gil; return tl::view(self, size); }();
-  jit_trace.done(result);
-  return wrap(std::move(result));
+  switch (r.idx) {
+    case 0: {  // view
+      const Tensor& self = unpack_tensor(py_self);
+      auto size = r.intlist(0);
+      jit::tracer::TraceScope jit_trace("view", self, IntArrayRef(size));
+      auto result = [&] { GilRelease no_gil; return tl::view(self, size); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // view.dtype
+      const Tensor& self = unpack_tensor(py_self);
+      auto dtype = r.scalartype(0);
+      jit::tracer::TraceScope jit_trace("view.dtype", self, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::view(self, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -975,6 +1030,10 @@ The gradient of `_cross_entropy_fused` (as `_cross_entropy_fused_backward`) writ
 _upsample_bilinear2d_aa(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
 
 _upsample_bilinear2d_aa with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_ops"].push_back({"as_strided_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_as_strided_scatter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided_scatter(Tensor input, Tensor src, int[] size, int[] stride, int? storage_offset=None) -> Tensor
+
+A copy of `self` (strides and offset preserved, as the other *_scatter ops) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's.)doc"});
   functions["_ops"].push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chunk)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
 
@@ -1071,6 +1130,10 @@ The exponentially scaled modified Bessel function `exp(-|x|) * i1(x)` of every e
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log1p(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `log1p` (`torchlite.special.log1p`).)doc"});
+  methods.push_back({"as_strided_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided_scatter(Tensor src, int[] size, int[] stride, int? storage_offset=None) -> Tensor
+
+A copy of `self` (strides and offset preserved, as the other *_scatter ops) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's.)doc"});
   methods.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_chunk)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
 
@@ -1154,7 +1217,11 @@ In-place version of scatter_reduce(): writes the result into self. A copy of `se
   methods.push_back({"view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_view)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(view(int[] size) -> Tensor
 
-A view of `self` with another shape and the same data; one size may be -1 (inferred). Fails when the strides do not allow it.)doc"});
+A view of `self` with another shape and the same data; one size may be -1 (inferred). Fails when the strides do not allow it.
+
+view(ScalarType dtype) -> Tensor
+
+A view of `self`'s memory as elements of `dtype`. The same element size keeps the geometry; a smaller one multiplies the last dimension's size (the other strides and the offset scale with it), a larger one divides it (last stride 1; the last size, the offset and the other strides divisible by the ratio). 0-d tensors, conjugate and negative views are refused. Never differentiable (the result does not require grad), as PyTorch's.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -13,6 +13,7 @@
 #include "generated/ops/adjoint.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/cross.h"
+#include "generated/ops/diagonal_scatter.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/frac.h"
@@ -118,6 +119,26 @@ PyObject* fn_cross(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   }
   jit::tracer::TraceScope jit_trace("cross", self, other, dim);
   auto result = [&] { GilRelease no_gil; return tl::cross(self, other, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// diagonal_scatter
+PyObject* fn_diagonal_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto src = r.tensor(1);
+  auto offset = r.toInt64(2);
+  auto dim1 = r.toInt64(3);
+  auto dim2 = r.toInt64(4);
+  jit::tracer::TraceScope jit_trace("diagonal_scatter", self, src, offset, dim1, dim2);
+  auto result = [&] { GilRelease no_gil; return tl::diagonal_scatter(self, src, offset, dim1, dim2); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -613,6 +634,26 @@ PyObject* method_cross(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.diagonal_scatter
+PyObject* method_diagonal_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagonal_scatter(Tensor src, int offset=0, int dim1=0, int dim2=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto src = r.tensor(0);
+  auto offset = r.toInt64(1);
+  auto dim1 = r.toInt64(2);
+  auto dim2 = r.toInt64(3);
+  jit::tracer::TraceScope jit_trace("diagonal_scatter", self, src, offset, dim1, dim2);
+  auto result = [&] { GilRelease no_gil; return tl::diagonal_scatter(self, src, offset, dim1, dim2); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.fmod
 PyObject* method_fmod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -805,6 +846,10 @@ The conjugate transpose of the last two dimensions (`mH`), a view of `self` (wit
       METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None) -> Tensor
 
 `linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates).)doc"});
+  functions["_ops"].push_back({"diagonal_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_scatter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+
+A copy of `self` (strides and offset preserved) with `src` written into `self.diagonal(offset, dim1, dim2)`; `src` must have that diagonal's shape (the diagonal as its last dimension).)doc"});
   functions["_ops"].push_back({"einsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_einsum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
 
@@ -897,6 +942,10 @@ The conjugate transpose of the last two dimensions (`mH`), a view of `self` (wit
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor other, int? dim=None) -> Tensor
 
 `linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates).)doc"});
+  methods.push_back({"diagonal_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diagonal_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_scatter(Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+
+A copy of `self` (strides and offset preserved) with `src` written into `self.diagonal(offset, dim1, dim2)`; `src` must have that diagonal's shape (the diagonal as its last dimension).)doc"});
   methods.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor other) -> Tensor
 

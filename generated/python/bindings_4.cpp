@@ -27,6 +27,7 @@
 #include "generated/ops/normal.h"
 #include "generated/ops/one_hot.h"
 #include "generated/ops/sgn.h"
+#include "generated/ops/slice_scatter.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
@@ -572,6 +573,34 @@ PyObject* fn_sgn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// slice_scatter
+PyObject* fn_slice_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto src = r.tensor(1);
+  auto dim = r.toInt64(2);
+  auto start = r.toInt64_optional(3);
+  auto end = r.toInt64_optional(4);
+  auto step = r.toInt64(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    jit::tracer::TraceScope jit_trace("slice_scatter.out", self, src, dim, start, end, step, out);
+    auto result = [&] { GilRelease no_gil; return tl::slice_scatter_out(out, self, src, dim, start, end, step); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("slice_scatter", self, src, dim, start, end, step);
+  auto result = [&] { GilRelease no_gil; return tl::slice_scatter(self, src, dim, start, end, step); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_i0
 PyObject* fn_special_special_i0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -971,6 +1000,27 @@ PyObject* method_sgn_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.slice_scatter
+PyObject* method_slice_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slice_scatter(Tensor src, int dim=0, int? start=None, int? end=None, int step=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto src = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto start = r.toInt64_optional(2);
+  auto end = r.toInt64_optional(3);
+  auto step = r.toInt64(4);
+  jit::tracer::TraceScope jit_trace("slice_scatter", self, src, dim, start, end, step);
+  auto result = [&] { GilRelease no_gil; return tl::slice_scatter(self, src, dim, start, end, step); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.tile
 PyObject* method_tile(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -1166,6 +1216,10 @@ The int64 one-hot encoding of the class indices `self`: a new last dim of `num_c
       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn(Tensor input, *, Tensor? out=None) -> Tensor
 
 The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+  functions["_ops"].push_back({"slice_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slice_scatter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor? out=None) -> Tensor
+
+A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape. out= must have `self`'s dtype (PyTorch binds this one's out= in Python, not the other *_scatter ones').)doc"});
   functions["_special"].push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_i0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -1258,6 +1312,10 @@ The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `s
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_() -> Tensor
 
 In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+  methods.push_back({"slice_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slice_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(slice_scatter(Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+
+A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape. out= must have `self`'s dtype (PyTorch binds this one's out= in Python, not the other *_scatter ones').)doc"});
   methods.push_back({"tile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tile)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tile(int[] dims) -> Tensor
 

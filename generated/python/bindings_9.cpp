@@ -29,6 +29,7 @@
 #include "generated/ops/max.h"
 #include "generated/ops/meshgrid.h"
 #include "generated/ops/minimum.h"
+#include "generated/ops/nuclear_norm.h"
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_expit.h"
 #include "generated/ops/special_logsumexp.h"
@@ -666,6 +667,52 @@ PyObject* fn_minimum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto result = [&] { GilRelease no_gil; return tl::minimum(self, other); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nuclear_norm
+PyObject* fn_nuclear_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nuclear_norm(Tensor input, bool keepdim=False, *, Tensor? out=None)",
+      "nuclear_norm(Tensor input, int[2] dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nuclear_norm
+      auto self = r.tensor(0);
+      auto keepdim = r.toBool(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("nuclear_norm.out", self, keepdim, out);
+        auto result = [&] { GilRelease no_gil; return tl::nuclear_norm_out(out, self, keepdim); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("nuclear_norm", self, keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::nuclear_norm(self, keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // nuclear_norm.dim
+      auto self = r.tensor(0);
+      auto dim = r.intlist(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("nuclear_norm.dim_out", self, IntArrayRef(dim), keepdim, out);
+        auto result = [&] { GilRelease no_gil; return tl::nuclear_norm_out(out, self, dim, keepdim); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("nuclear_norm.dim", self, IntArrayRef(dim), keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::nuclear_norm(self, dim, keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -1540,6 +1587,14 @@ Coordinate grids of 0-d or 1-D `tensors` (views, expanded): with `indexing="ij"`
       METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
+  functions["_ops"].push_back({"nuclear_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nuclear_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nuclear_norm(Tensor input, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The nuclear norm (sum of singular values) over the last two dimensions: `linalg.matrix_norm(self, 'nuc', (-2, -1), keepdim)`, which PyTorch keeps this deprecated op as.
+
+nuclear_norm(Tensor input, int[2] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The nuclear norm over the two dimensions `dim`: `linalg.matrix_norm(self, 'nuc', dim, keepdim)`.)doc"});
   functions["_nn"].push_back({"reflection_pad2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
 

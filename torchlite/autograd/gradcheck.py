@@ -126,24 +126,91 @@ def _mismatch_message(a, n, i, inputs, outputs, indices, rtol, atol):
             f"numerical:{n}\nanalytical:{a}\n")
 
 
-def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
-              check_grad_dtypes: bool = False, check_batched_grad: bool = False, fast_mode: bool = False) -> bool:
-    """True if the gradients autograd computes for func at inputs match finite differences.
-
-    Only floating-point inputs with requires_grad=True are differentiated; use float64 inputs
-    (with float32 the differences are too coarse to be meaningful). fast_mode=True checks one random
-    projection v^T J u per input/output pair instead of whole Jacobians (_gradcheck_fast.py)."""
-    import numpy as np
-    inputs = _as_tuple(inputs)
-    wrt = [i for i, x in enumerate(inputs) if isinstance(x, _torchlite.Tensor) and x.requires_grad]
+def _check_inputs(inputs):
+    """PyTorch's _check_inputs: a warning for inputs that are not float64/complex128 (finite differences
+    are too coarse there), RuntimeError for an input with a stride-0 dimension (perturbing one element
+    would move several), ValueError when nothing requires grad."""
+    import warnings
+    wrt = []
+    for idx, inp in enumerate(inputs):
+        if isinstance(inp, _torchlite.Tensor) and inp.requires_grad:
+            if inp.dtype not in (_torchlite.float64, _torchlite.complex128):
+                warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating point or "
+                              "complex. This check will likely fail if all the inputs are not of double precision "
+                              "floating point or complex. ")
+            # (an empty input has no element to perturb: NumPy's zero strides of one are harmless)
+            if inp.numel() > 0 and not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.shape)):
+                raise RuntimeError(f"The {idx}th input has a dimension with stride 0. gradcheck only supports inputs "
+                                   "that are non-overlapping to be able to compute the numerical gradients "
+                                   "correctly. You should call .contiguous on the input before passing it to "
+                                   "gradcheck.")
+            wrt.append(idx)
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, "
                          "but none of the them have requires_grad=True.")
-    for i in wrt:
-        if inputs[i].dtype not in (_torchlite.float64, _torchlite.complex128):
-            raise ValueError(f"gradcheck: input {i} has dtype {inputs[i].dtype}; use float64 or complex128 "
-                             "inputs (finite differences are not accurate enough in lower precision)")
+    return wrt
+
+
+def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False, masked=None) -> bool:
+    """True if the gradients autograd computes for func at inputs match finite differences.
+
+    Only inputs with requires_grad=True are differentiated; use float64/complex128 inputs (others are
+    checked after a warning, as PyTorch's). fast_mode=True checks one random projection v^T J u per
+    input/output pair instead of whole Jacobians (_gradcheck_fast.py). The other options are PyTorch's
+    (docs/autograd.md, "gradcheck"): nondet_tol (the backward is run twice and must agree within it),
+    check_grad_dtypes, check_undefined_grad, check_batched_grad (through torchlite.func.vmap, a loop),
+    check_forward_ad (torchlite has no forward-mode AD: J t is computed by double backward, as
+    torchlite.func.jvp does), check_backward_ad, masked (dense inputs only: no effect).
+    raise_exception=False turns a failed check (GradcheckError) into False."""
+    assert check_forward_ad or check_backward_ad, \
+        "Expected at least one of check_forward_ad or check_backward_ad to be True"
+    assert not (check_batched_grad and not check_backward_ad), \
+        "Setting check_batched_grad=True requires check_backward_ad to be True"
+    assert not (check_batched_forward_grad and not check_forward_ad), \
+        "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
+    args = dict(eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
+                check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
+                check_batched_forward_grad=check_batched_forward_grad, check_forward_ad=check_forward_ad,
+                check_backward_ad=check_backward_ad, fast_mode=fast_mode)
+    if not raise_exception:
+        try:
+            return _gradcheck_helper(func, inputs, **args)
+        except GradcheckError:
+            return False
+    return _gradcheck_helper(func, inputs, **args)
+
+
+def _gradcheck_helper(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
+                      check_batched_grad, check_batched_forward_grad, check_forward_ad, check_backward_ad,
+                      fast_mode):
+    from torchlite.autograd import _gradcheck_checks as checks
+    inputs = _as_tuple(inputs)
+    wrt = _check_inputs(inputs)
+    if check_forward_ad:
+        checks.check_forward_jacobians(func, inputs, wrt, eps=eps, atol=atol, rtol=rtol, error=GradcheckError)
+        if check_batched_forward_grad:
+            checks.check_batched_forward_grad(func, inputs, wrt, error=GradcheckError)
+    if not check_backward_ad:
+        return True
+    _check_backward_jacobians(func, inputs, wrt, eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol,
+                              check_grad_dtypes=check_grad_dtypes, fast_mode=fast_mode)
+    outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
+    if check_batched_grad:
+        for k, o in enumerate(outputs):
+            checks.check_batched_grad(inputs, o, k, error=GradcheckError)
+    checks.check_backward_mul_by_grad_output(outputs, inputs, error=GradcheckError)
+    if check_undefined_grad:
+        checks.check_undefined_grad(func, inputs, error=GradcheckError)
+    return True
+
+
+def _check_backward_jacobians(func, inputs, wrt, *, eps, atol, rtol, nondet_tol, check_grad_dtypes, fast_mode):
+    import numpy as np
+    from torchlite.autograd import _gradcheck_checks as checks
     if fast_mode:
         outs = _as_tuple(func(*inputs))
         if _differentiable_outputs(outs):  # else the slow check below (the numerical Jacobian must be 0)
@@ -154,9 +221,9 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
                 n = _numerical_jacobians(func, inputs, [i], eps, idx)
                 return f"numerical:{n[0]}\nanalytical:{a[0]}\n"
 
-            return fast_gradcheck(func, inputs, wrt, eps=eps, atol=atol, rtol=rtol,
-                                  raise_exception=raise_exception, error_type=GradcheckError,
-                                  slow_report=slow_report)
+            checks.check_vjp_attributes(func, inputs, wrt, nondet_tol, check_grad_dtypes, error=GradcheckError)
+            return fast_gradcheck(func, inputs, wrt, eps=eps, atol=atol, rtol=rtol, raise_exception=True,
+                                  error_type=GradcheckError, slow_report=slow_report)
     analytical, indices, outputs = _analytical_jacobians(func, inputs, wrt)
     if not indices:
         # No output carries a gradient: then the function must not depend on its inputs at all.
@@ -164,24 +231,34 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
                    if isinstance(o, _torchlite.Tensor) and (o.is_floating_point() or o.is_complex())]
         analytical = [np.zeros((_real_numel(inputs[i]), sum(_real_numel(outputs[k]) for k in indices)))
                       for i in wrt]
+    else:
+        # A backward must be reentrant (the same result each time): PyTorch computes every Jacobian row twice;
+        # torchlite repeats one random vector-Jacobian product per output (the generated suites' gradchecks
+        # would take twice as long otherwise; a nondeterministic backward shows in any random projection).
+        checks.check_vjp_attributes(func, inputs, wrt, nondet_tol, check_grad_dtypes, error=GradcheckError)
     numerical = _numerical_jacobians(func, inputs, wrt, eps, indices)
     for j, i in enumerate(wrt):
         a, n = analytical[j], numerical[j]
         if a.shape != n.shape or not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=False):
-            msg = _mismatch_message(a, n, i, inputs, outputs, indices, rtol, atol)
-            if raise_exception:
-                raise GradcheckError(msg)
-            return False
+            raise GradcheckError(_mismatch_message(a, n, i, inputs, outputs, indices, rtol, atol))
     return True
 
 
 def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
                   rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
                   nondet_tol: float = 0.0, check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-                  check_batched_grad: bool = False, fast_mode: bool = False) -> bool:
+                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True,
+                  fast_mode: bool = False, masked: bool = False) -> bool:
     """gradcheck of the function computing func's first derivatives (vector-Jacobian products with
-    grad_outputs, random when not given), so the backward formulas' own gradients are checked."""
+    grad_outputs, random when not given), so the backward formulas' own gradients are checked.
+    check_rev_over_rev / check_fwd_over_rev are gradcheck's check_backward_ad / check_forward_ad on it."""
     import numpy as np
+    assert check_fwd_over_rev or check_rev_over_rev, \
+        "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
+    assert not (check_undefined_grad and not check_rev_over_rev), \
+        "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
+    assert not (check_batched_grad and not check_rev_over_rev), \
+        "Setting check_batched_grad=True requires check_rev_over_rev to be True"
     inputs = _as_tuple(inputs)
     wrt = [i for i, x in enumerate(inputs) if isinstance(x, _torchlite.Tensor) and x.requires_grad]
     outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
@@ -210,7 +287,10 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception, fast_mode=fast_mode)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
+                     check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
+                     check_forward_ad=check_fwd_over_rev, check_backward_ad=check_rev_over_rev, fast_mode=fast_mode,
+                     masked=masked)
 
 
 del annotations, Sequence  # torch's module has no such name

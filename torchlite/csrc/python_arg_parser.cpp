@@ -748,7 +748,9 @@ void PythonArgParser::raise_error(PyObject* const* args, Py_ssize_t nargs, PyObj
       size_t given = static_cast<size_t>(nargs + nkw);
       size_t required = 0;
       for (const auto& p : sig.params) required += p.has_default ? 0 : 1;
-      if (given >= required && given <= sig.params.size()) {
+      // A sole int list takes any number of positional ints (x.view(2, 'x') is view(size)'s error, as
+      // PyTorch's, with view(dtype) beside it).
+      if (given >= required && (given <= sig.params.size() || sig.allow_varargs_intlist)) {
         ++plausible;
         only = &sig;
       }

@@ -595,7 +595,17 @@ uint64_t reduce_mask(const Tensor& self, OptionalIntArrayRef dim, const char* op
 // is kept, viewed back as complex. The result dtype is self's (or a complex `dtype`).
 void complex_reduce(const Tensor& self, uint64_t mask, bool keepdim, std::optional<ScalarType> dtype, Kind kind,
                     Tensor& out, const char* op) {
-  const ScalarType ct = dtype.value_or(self.dtype());
+  if (out.defined() && !dtype && !is_complex_type(out.dtype()) && self.dtype() != ScalarType::Complex32) {
+    // PyTorch reduces into out= in out's dtype: a real out gets the input's real parts (copy_ gives its
+    // "discards the imaginary part" warning), then the real reduction.
+    Tensor x = empty_tensor(self.sizes(), out.dtype(), self.device());
+    if (!self.is_meta()) copy_kernel(x, self, false);
+    const ScalarType st = kind == Kind::Mean ? mean_result_dtype(x, std::nullopt, out) : sum_result_dtype(x, std::nullopt, out);
+    reduce_into(x, mask, keepdim, st, kind, out, op);
+    return;
+  }
+  // Without dtype=, a complex out= chooses the dtype (complex64 summed in complex128, as PyTorch).
+  const ScalarType ct = dtype ? *dtype : (out.defined() && is_complex_type(out.dtype()) ? out.dtype() : self.dtype());
   TL_CHECK(is_complex_type(ct), op, ": a complex input needs a complex dtype, got ", scalar_type_name(ct));
   // PyTorch's CPU sum/mean have no complex32 kernel (its real view would reduce, but PyTorch refuses).
   TL_CHECK_AS(NotImplementedError, ct != ScalarType::Complex32, op, ": \"sum_cpu\" not implemented for 'ComplexHalf'");

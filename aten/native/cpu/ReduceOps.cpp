@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "aten/core/Exception.h"
+#include "aten/core/Warning.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/ReduceEngine.h"
 #include "aten/native/cpu/ComplexMath.h"
@@ -637,7 +638,22 @@ void logsumexp_kernel(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
   for (int64_t d : dim) maybe_wrap_dim(d, self.dim(), "logsumexp");
   Tensor x = is_integral_type(self.dtype(), true) ? tl::_to_copy(self, default_dtype(), std::nullopt) : self;
   Tensor result;
-  if (x.numel() == 0) {
+  if (is_complex_type(x.dtype()) && out.defined() && !is_complex_type(out.dtype())) {
+    // A real out= of a complex input: PyTorch sums exp(x - m) straight into out (its sum_out drops the
+    // imaginary parts, with the casting warning) and takes the log there: log(Re(sum)) + m, computed in
+    // out's dtype; not the real part of the complex logsumexp.
+    warn("Casting complex values to real discards the imaginary part");
+    Tensor m;
+    Tensor e = x;
+    if (x.numel() != 0) {
+      m = tl::amax(tl::real(x), dim, /*keepdim=*/true);
+      m = tl::where(tl::eq(tl::abs(m), std::numeric_limits<double>::infinity()), tl::zeros_like(m), m);
+      e = tl::sub(x, m);
+    }
+    Tensor s = tl::sum(tl::_to_copy(tl::real(tl::exp(e)), out.dtype(), std::nullopt), dim, keepdim, std::nullopt);
+    result = tl::log(s);
+    if (m.defined()) result = tl::add(result, tl::_to_copy(tl::reshape(m, s.sizes()), out.dtype(), std::nullopt));
+  } else if (x.numel() == 0) {
     result = tl::log(tl::sum(tl::exp(x), dim, keepdim, std::nullopt));
   } else {
     // Complex: the shift is the largest real part (PyTorch's), which bounds every |exp(z - m)| by 1.

@@ -96,6 +96,10 @@ void neg_kernel(const Tensor& self, Tensor& out) {
 void abs_kernel(const Tensor& self, Tensor& out) {
   if (is_complex_type(self.dtype())) {
     TL_CHECK(!out.is_same(self), "In-place abs is not supported for complex tensors.");
+    // A real out= of any floating dtype takes the magnitudes; a complex one must be self's own dtype (PyTorch's
+    // check, with its message).
+    TL_CHECK(!out.defined() || !is_complex_type(out.dtype()) || out.dtype() == self.dtype(), "Found dtype ",
+             legacy_type_name(out.dtype()), " but expected ", legacy_type_name(self.dtype()));
     return complex_abs_kernel(self, out);
   }
   auto iter = unary_iter(out, self, "abs");  // out= checks before the dtype error, as in PyTorch

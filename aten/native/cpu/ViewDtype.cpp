@@ -1,0 +1,56 @@
+// Tensor.view(dtype): the same memory read as another element type. Pure metadata (CPU and Meta alike);
+// the checks and their order and messages are PyTorch's view_dtype. The result is never differentiable
+// (no autograd view base, like detach): bits reinterpreted have no derivative.
+#include "aten/core/Exception.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/ShapeUtils.h"
+#include "generated/ops/view.h"
+
+namespace tl::native {
+
+Tensor view_dtype_kernel(const Tensor& self, ScalarType dtype) {
+  TL_CHECK(!self.is_conj(),
+           "torch.Tensor.view is not supported for conjugate view tensors when converting to a different dtype.");
+  TL_CHECK(!self.is_neg(),
+           "torch.Tensor.view is not supported for tensors with negative bit set when converting to a different "
+           "dtype.");
+  const int64_t old_size = static_cast<int64_t>(element_size(self.dtype()));
+  const int64_t new_size = static_cast<int64_t>(element_size(dtype));
+  const char* from = legacy_type_name(self.dtype());
+  const char* to = legacy_type_name(dtype);
+  DimVector sizes(self.sizes()), strides(self.strides());
+  int64_t offset = self.storage_offset();
+  const int64_t nd = self.dim();
+  if (old_size != new_size) {
+    TL_CHECK(nd > 0, "self.dim() cannot be 0 to view ", from, " as ", to, " (different element sizes)");
+    if (old_size > new_size) {  // each element becomes `ratio` narrower ones along the last dimension
+      const int64_t ratio = old_size / new_size;
+      TL_CHECK(strides[nd - 1] == 1, "self.stride(-1) must be 1 to view ", from, " as ", to,
+               " (different element sizes), but got ", strides[nd - 1]);
+      for (int64_t d = 0; d < nd - 1; ++d) strides[d] *= ratio;
+      sizes[nd - 1] *= ratio;
+      offset *= ratio;
+    } else {  // `ratio` consecutive elements of the last dimension become one
+      const int64_t ratio = new_size / old_size;
+      TL_CHECK(sizes[nd - 1] % ratio == 0, "self.size(-1) must be divisible by ", ratio, " to view ", from, " as ",
+               to, " (different element sizes), but got ", sizes[nd - 1]);
+      TL_CHECK(offset % ratio == 0, "self.storage_offset() must be divisible by ", ratio, " to view ", from, " as ",
+               to, " (different element sizes), but got ", offset);
+      TL_CHECK(strides[nd - 1] == 1, "self.stride(-1) must be 1 to view ", from, " as ", to,
+               " (different element sizes), but got ", strides[nd - 1]);
+      for (int64_t d = 0; d < nd - 1; ++d) {
+        TL_CHECK(strides[d] % ratio == 0, "self.stride(", d, ") must be divisible by ", ratio, " to view ", from,
+                 " as ", to, " (different element sizes), but got ", strides[d]);
+        strides[d] /= ratio;
+      }
+      sizes[nd - 1] /= ratio;
+      offset /= ratio;
+    }
+  }
+  Tensor v = make_view(self, sizes, strides, offset);
+  v.impl()->set_view_base(intrusive_ptr<TensorImpl>());
+  v.impl()->set_dtype(dtype);
+  return v;
+}
+
+}  // namespace tl::native
