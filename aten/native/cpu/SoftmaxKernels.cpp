@@ -204,15 +204,22 @@ TL_TARGET_CLONES void softmax_backward_slice(const T* g, const T* y, T* gi, int6
   }
 }
 
-// Rows [0, rows) of n elements split over threads as the dim engine splits slices; a thread that streamed
-// its rows' output fences once after its last row.
+// Rows [0, rows) of n elements split over threads as the dim engine splits slices, each thread's rows as one
+// block [b, e); a thread that streamed its rows' output fences once after its block.
 template <typename F>
-void for_rows(int64_t rows, int64_t n, int64_t cost_per_element, bool stream, const F& row) {
+void for_row_blocks(int64_t rows, int64_t n, int64_t cost_per_element, bool stream, const F& block) {
   parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n * cost_per_element)),
                [&](int64_t b, int64_t e) {
-                 for (int64_t r = b; r < e; ++r) row(r);
+                 block(b, e);
                  if (stream) stream_fence();
                });
+}
+
+template <typename F>
+void for_rows(int64_t rows, int64_t n, int64_t cost_per_element, bool stream, const F& row) {
+  for_row_blocks(rows, n, cost_per_element, stream, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) row(r);
+  });
 }
 
 template <bool Log>
@@ -244,17 +251,20 @@ void softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
     });
     return;
   }
-  // float32 rows of a contiguous input and output (the last dim) on an AVX-512 CPU: the intrinsics rows. y is
-  // written with ordinary stores: streaming it (non-temporal stores, a third less traffic for 4096x1024) measured
-  // no faster on one thread (the rows are compute bound) nor on two (softmax 0.76 against 0.73 ms, log_softmax
-  // 0.78 against 0.75, fastest of 400 rounds), and ordinary stores leave part of y in the L3 for its reader.
+  // float32 rows of a contiguous input and output (the last dim) on an AVX-512 CPU: the intrinsics rows (log_softmax
+  // a thread's whole block of rows in one call, which takes the next row's max during a row's exps). y is written
+  // with ordinary stores: streaming it (non-temporal stores, a third less traffic for 4096x1024) measured no faster
+  // on one thread (the rows are compute bound; h/softmax11e: softmax +2%, log_softmax +4% with numpy's inputs) nor
+  // on two (softmax 0.76 against 0.73 ms, log_softmax 0.78 against 0.75, fastest of 400 rounds), and ordinary
+  // stores leave part of y in the L3 for its reader.
   if (st == ScalarType::Float32 && inner == 1 && softmax_rows_avx512() && in.is_contiguous() && out.is_contiguous()) {
     const int64_t n = self.dim() == 0 ? 1 : self.sizes()[d];
     const float* x = in.data_ptr<float>();
     float* y = out.data_ptr<float>();
-    for_rows(self.numel() / n, n, 8, false, [&](int64_t r) {
-      if constexpr (Log) log_softmax_row_f32_avx512(x + r * n, y + r * n, n);
-      else softmax_row_f32_avx512(x + r * n, y + r * n, n);
+    for_row_blocks(self.numel() / n, n, 8, false, [&](int64_t b, int64_t e) {
+      if constexpr (Log) log_softmax_rows_f32_avx512(x + b * n, y + b * n, e - b, n);
+      else
+        for (int64_t r = b; r < e; ++r) softmax_row_f32_avx512(x + r * n, y + r * n, n);
     });
     return;
   }

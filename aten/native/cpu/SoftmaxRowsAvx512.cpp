@@ -86,6 +86,11 @@ TL_AVX512 inline __mmask16 tail_mask(int64_t left) {
   return static_cast<__mmask16>((1u << left) - 1u);
 }
 
+// Lanes [lo, hi) of a 16-lane mask (0 <= lo <= hi <= 16).
+TL_AVX512 inline __mmask16 lane_range(int64_t lo, int64_t hi) {
+  return static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
 // The largest value of the row, ignoring NaN: max(v, acc) keeps acc when v is NaN.
 TL_AVX512 float row_max(const float* x, int64_t n) {
   const __m512 ninf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
@@ -164,14 +169,62 @@ TL_AVX512 void softmax_row_f32_avx512(const float* x, float* y, int64_t n) {
   }
 }
 
+// log_softmax over rows [0, rows). Each row takes three passes: its max, the sum of its exps, and the write
+// (x - max) - log(sum). Done row by row, the max pass waits on memory for the row (the hardware prefetchers stop
+// at the 4 KiB page a 1024-float row fills) and the exp pass waits for the max's reduction. Here the exp pass of
+// row r, bound by its arithmetic, also loads row r + 1 and takes its max, so the next row arrives while the exps
+// compute and its max is ready when its turn comes. The results are the row-by-row loop's, bit for bit: the same
+// exps, the sums in the same lanes and order, and a max is exact in any grouping (NaN is skipped by
+// max(v, acc) either way).
+TL_AVX512 void log_softmax_rows_f32_avx512(const float* x, float* y, int64_t rows, int64_t n) {
+  if (n <= 0 || rows <= 0) return;
+  const __m512 ninf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const int64_t full = n & ~int64_t(15);
+  const __mmask16 tail = tail_mask(n - full);
+  float mx = row_max(x, n);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    // The next row's max reads it in aligned vectors: numpy's arrays start 16 bytes into a cache line, and a
+    // second line-splitting load per step made the fused loop no faster than a separate max pass. `xa` is the
+    // next row rounded down to 64 bytes, `off` floats before it; lanes outside the row are masked (not read).
+    const bool next = r + 1 < rows;
+    const float* xn = xr + n;
+    const int64_t off = static_cast<int64_t>(reinterpret_cast<uintptr_t>(xn) & 63) / 4;
+    const float* xa = xn - off;
+    const __m512 vm = _mm512_set1_ps(mx);
+    __m512 s = _mm512_setzero_ps(), m = ninf;
+    int64_t i = 0;
+    if (next) {
+      __mmask16 k = lane_range(off, 16);
+      for (; i < full; i += 16) {
+        s = _mm512_add_ps(s, exp_ps<false>(_mm512_sub_ps(_mm512_loadu_ps(xr + i), vm)));
+        m = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, k, xa + i), m);
+        k = 0xffff;
+      }
+      // The next row's last one or two vectors (lane j of the vector at xa + t is the row's element t + j - off).
+      for (int64_t t = full; t - off < n; t += 16) {
+        const __mmask16 kt = lane_range(std::max<int64_t>(0, off - t), std::min<int64_t>(16, n + off - t));
+        m = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, kt, xa + t), m);
+      }
+    } else {
+      for (; i < full; i += 16) s = _mm512_add_ps(s, exp_ps<false>(_mm512_sub_ps(_mm512_loadu_ps(xr + i), vm)));
+    }
+    if (i < n) {
+      const __m512 v = exp_ps<false>(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, xr + i), vm));
+      s = _mm512_mask_add_ps(s, tail, s, v);
+    }
+    // (x - max) - log(sum) keeps precision for huge x.
+    const __m512 vl = _mm512_set1_ps(std::log(hsum(s)));
+    write_row<false>(yr, n, [&](int64_t j, __mmask16 kk) TL_AVX512 {
+      return _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(kk, xr + j), vm), vl);
+    });
+    if (next) mx = hmax(m);
+  }
+}
+
 TL_AVX512 void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n) {
-  if (n <= 0) return;
-  const float mx = row_max(x, n);
-  // (x - max) - log(sum) keeps precision for huge x.
-  const __m512 vm = _mm512_set1_ps(mx), vl = _mm512_set1_ps(std::log(exp_sum<false>(x, nullptr, n, mx)));
-  write_row<false>(y, n, [&](int64_t j, __mmask16 m) TL_AVX512 {
-    return _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vm), vl);
-  });
+  log_softmax_rows_f32_avx512(x, y, 1, n);
 }
 
 TL_AVX512 void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream) {
@@ -313,6 +366,7 @@ void cross_entropy_prob_backward_row_f32_avx512(const float*, const float*, cons
 
 void softmax_row_f32_avx512(const float*, float*, int64_t) {}
 void log_softmax_row_f32_avx512(const float*, float*, int64_t) {}
+void log_softmax_rows_f32_avx512(const float*, float*, int64_t, int64_t) {}
 void softmax_backward_row_f32_avx512(const float*, const float*, float*, int64_t, bool) {}
 void log_softmax_backward_row_f32_avx512(const float*, const float*, float*, int64_t, bool) {}
 

@@ -17,6 +17,9 @@ bool softmax_rows_avx512();
 // y = softmax(x) or log_softmax(x) over one contiguous row of n > 0 floats (y may be x).
 void softmax_row_f32_avx512(const float* x, float* y, int64_t n);
 void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n);
+// log_softmax over `rows` consecutive rows (row r at x + r * n, y + r * n; y may be x), the next row's max taken
+// during each row's exp pass (see the .cpp); the same results as row by row.
+void log_softmax_rows_f32_avx512(const float* x, float* y, int64_t rows, int64_t n);
 // gi = y * (g - sum(g * y)) and gi = g - exp(y) * sum(g), one contiguous row (gi may be g or y). With
 // `stream`, gi is written with non-temporal stores: for outputs that do not fit in the cache beside their
 // two inputs, it saves reading each line of gi before writing it.
