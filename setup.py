@@ -10,6 +10,7 @@ TORCHLITE_SANITIZE=address,undefined (sanitizer build, see tools/sanitize.sh), T
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 import sysconfig
@@ -26,7 +27,7 @@ from build_support.blas import blas_build_config  # noqa: E402
 from build_support.fft import fft_build_config  # noqa: E402
 from build_support.includes import sources_with_targeted_code  # noqa: E402
 from build_support.kernels import check_kernels_defined  # noqa: E402
-from build_support.ninja_build import Build, Library, compiler, run_ninja  # noqa: E402
+from build_support.ninja_build import Build, Library, compiler, precompiled_header_choice, run_ninja  # noqa: E402
 
 SOURCE_DIRS = ["aten", "generated", "torchlite/csrc"]
 # The sources of the extension module; every other source is the C++ library's.
@@ -141,9 +142,11 @@ def native_build(extension_name: str) -> Build:
     # pybind11 (the JIT's bindings, torchlite/csrc/jit) is a build requirement; its headers only
     # for those sources, from a stable copy (as the BLAS headers: see pybind11_include).
     dir_cflags = (("torchlite/csrc/jit", (f"-I{pybind11_include(BUILD_ROOT / 'pybind11')}",)), *fft["dir_cflags"])
+    cxx, pch = precompiled_header_choice(compiler(), ROOT / "build_support" / "precompiled.h")
+    print(f"precompiled header: {'on' if pch else 'off'} (compiler: {shlex.join(cxx)})", flush=True)
     return Build(root=ROOT, build_dir=BUILD_ROOT / "native" / variant, libraries=(core, extension),
-                 cxx=compiler(), cflags=cflags, ldflags=ldflags, dir_cflags=dir_cflags,
-                 source_cflags=source_cflags)
+                 cxx=cxx, cflags=cflags, ldflags=ldflags, dir_cflags=dir_cflags,
+                 source_cflags=source_cflags, pch=pch)
 
 
 def install_library(built: Path, dest: Path) -> None:
