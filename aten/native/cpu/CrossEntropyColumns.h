@@ -3,15 +3,16 @@
 // each row with scalar strided loads (2.5-3.7x the composite's time), a block of up to kCeColumns neighbouring
 // positions is processed class by class: each class contributes one contiguous run of the block's positions, the
 // loops run across positions and vectorize (exp_float_lanes / exp_f64, compiled per ISA), and the block (C runs of
-// at most 256 bytes of float32) stays in L1 between the passes. The terms are those of the row kernels (see the
+// up to 1 KiB) stays in L1 or L2 between the passes. The terms are those of the row kernels (see the
 // comment at the top of CrossEntropyKernels.cpp), rounded the same way.
 #pragma once
 #include <cstdint>
 
 namespace tl::native {
 
-// Positions per block (four 16-float vectors: independent chains for the max and sum recurrences).
-constexpr int64_t kCeColumns = 64;
+// The most positions per block (16 vectors of 16 floats: independent chains for the max and sum recurrences, and
+// runs of 1 KiB per class, long enough for the prefetchers); CrossEntropyKernels.cpp narrows it for many classes.
+constexpr int64_t kCeColumns = 256;
 
 // The options of one call, shared by the blocks.
 template <typename T>

@@ -14,6 +14,7 @@
 //   probabilities p: q_c = w_c * ((1 - s) * p_c + s / C),           Q = sum_c q_c
 // (w = 1 without weight, s the label smoothing; an ignored row is all 0) and g the row's output gradient,
 // divided for mean by the sum of w_t over the rows not ignored (class indices) or by the row count.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -169,16 +170,20 @@ double weight_sum(const T* w, int64_t classes) {
 // Rows per parallel chunk: about kGrainSize elements.
 int64_t row_grain(int64_t classes) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, classes)); }
 
-// K-dim inputs (inner > 1) in blocks of kCeColumns positions: f(o, i0, w) for outer index o and positions
-// [i0, i0 + w), the blocks split between the threads.
+// K-dim inputs (inner > 1) in blocks of neighbouring positions: f(o, i0, w) for outer index o and positions
+// [i0, i0 + w), the blocks split between the threads. A block is as wide as fits 256 KiB (C runs of w elements,
+// read three times: in L2), from 16 to kCeColumns positions: wide runs keep the hardware prefetchers streaming
+// ((64, 100, 256) probabilities: 64-position blocks 1.16x PyTorch's time forward+backward, 256-position 0.57x).
 template <typename F>
-void for_column_blocks(const CrossEntropyGeometry& g, const F& f) {
-  const int64_t per = (g.inner + kCeColumns - 1) / kCeColumns;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.classes * kCeColumns));
+void for_column_blocks(const CrossEntropyGeometry& g, int64_t elem_size, const F& f) {
+  const int64_t fit = (int64_t(256) << 10) / std::max<int64_t>(1, g.classes * elem_size) / 16 * 16;
+  const int64_t width = std::clamp<int64_t>(fit, 16, kCeColumns);
+  const int64_t per = (g.inner + width - 1) / width;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.classes * width));
   parallel_for(0, g.outer * per, grain, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
-      const int64_t o = k / per, i0 = (k % per) * kCeColumns;
-      f(o, i0, std::min<int64_t>(kCeColumns, g.inner - i0));
+      const int64_t o = k / per, i0 = (k % per) * width;
+      f(o, i0, std::min<int64_t>(width, g.inner - i0));
     }
   });
 }
@@ -211,7 +216,7 @@ std::tuple<Tensor, Tensor> cross_entropy_fused_kernel(const Tensor& self_, const
     T* out = reduction == kReductionNone ? output.data_ptr<T>() : nullptr;
     if (S > 1) {
       const CeColumnArgs<T> args{C, S, wp, ignore_index, s};
-      for_column_blocks(g, [&](int64_t o, int64_t i0, int64_t w) {
+      for_column_blocks(g, sizeof(T), [&](int64_t o, int64_t i0, int64_t w) {
         double loss[kCeColumns];
         const int64_t r0 = o * S + i0;
         cross_entropy_columns_forward(args, x + o * C * S + i0, w, t ? t + r0 : nullptr, p ? p + o * C * S + i0 : nullptr,
@@ -312,7 +317,7 @@ Tensor cross_entropy_fused_backward_kernel(const Tensor& grad_output, const Tens
     const bool stream = S == 1 && 3 * grad_input.nbytes() > (size_t(24) << 20);
     if (S > 1) {
       const CeColumnArgs<T> args{C, S, wp, ignore_index, label_smoothing};
-      for_column_blocks(g, [&](int64_t o, int64_t i0, int64_t w) {
+      for_column_blocks(g, sizeof(T), [&](int64_t o, int64_t i0, int64_t w) {
         T gv[kCeColumns];
         const int64_t r0 = o * S + i0;
         for (int64_t j = 0; j < w; ++j) gv[j] = (reduction == kReductionNone ? gp[r0 + j] : gp[0]) * scale;
