@@ -1,8 +1,10 @@
 """sum/mean's contiguous float leaves (Reduce.cpp `leaf_sum_vec`, 64-byte vector types) against a NumPy model of
 the documented order (docs/kernels/reductions.md): 64 lanes, each adding 16 terms before carrying into a second
 level of lanes, the lanes then added in the tree w = 32, 16, ..., 1, the tail after; runs over 2048 elements
-split in halves at a multiple of 64. The vector form must give these sums bit for bit (it replaced an array
-form with the same additions), float32 and float64, for runs around the lane and leaf sizes."""
+split in halves at a multiple of 64; runs shorter than 64 but at least one 64-byte vector long use one vector of
+lanes (whole vectors, the tail in order, the tree); shorter runs add in order. The vector form must give these
+sums bit for bit (it replaced an array form with the same additions), float32 and float64, for runs around the
+vector, lane and leaf sizes."""
 from __future__ import annotations
 
 import numpy as np
@@ -33,9 +35,29 @@ def _leaf(p):
     return t(hi[0] + r)
 
 
+def _short(p):
+    """A run of one to four vectors (16-63 floats, 8-63 doubles): one vector of lanes, the tail in order, the tree."""
+    t = p.dtype.type
+    lanes = 64 // p.itemsize
+    n = len(p)
+    acc = np.zeros(lanes, p.dtype)
+    i = 0
+    while i + lanes <= n:
+        acc = acc + p[i:i + lanes]
+        i += lanes
+    r = t(0)
+    for v in p[i:]:
+        r = t(r + v)
+    while len(acc) > 1:
+        acc = acc[:len(acc) // 2] + acc[len(acc) // 2:]
+    return t(acc[0] + r)
+
+
 def _pairwise(p):
     t = p.dtype.type
     n = len(p)
+    if n < 64 and n >= 64 // p.itemsize:
+        return _short(p)
     if n < 64:
         r = t(0)
         for v in p:
@@ -47,7 +69,7 @@ def _pairwise(p):
     return t(_pairwise(p[:half]) + _pairwise(p[half:]))
 
 
-@pytest.mark.parametrize("n", [64, 65, 127, 1000, 1024, 1087, 2047, 2048, 2049, 3136, 4096 + 17, 70000])
+@pytest.mark.parametrize("n", [2, 7, 8, 9, 15, 16, 17, 31, 49, 63, 64, 65, 127, 1000, 1024, 1087, 2047, 2048, 2049, 3136, 4096 + 17, 70000])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_contiguous_sum_is_the_documented_lane_order(n, dtype):
     rng = np.random.default_rng(n)

@@ -198,6 +198,27 @@ __attribute__((always_inline)) inline T leaf_sum_vec(const T* p, int64_t n) {  /
   for (; i < n; ++i) r += p[i];
   return lane_tree<L, T>(hi[0]) + r;
 }
+// A run shorter than the 64 lanes but at least one vector long (16-63 floats, 8-63 doubles): one vector of lanes
+// over the whole vectors, the tail added in order, then the lane tree plus the tail, as a leaf with one vector of
+// lanes. The sequential loop this replaces made each plane a chain of dependent adds: adaptive_avg_pool2d to
+// (1, 1) (mean over 7x7 planes) on 32x64x7x7 took 71 us against PyTorch's 17 (one thread).
+template <typename V, typename T>
+__attribute__((always_inline)) inline T short_sum_vec(const T* p, int64_t n) {  // 64 / sizeof(T) <= n < kLanes
+  constexpr int64_t L = 64 / static_cast<int64_t>(sizeof(T));
+  V acc = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    V v;
+    std::memcpy(&v, p + i, sizeof v);
+    acc += v;
+  }
+  T r = 0;
+  for (; i < n; ++i) r += p[i];
+  return lane_tree<L, T>(acc) + r;
+}
+TL_TARGET_CLONES float short_sum(const float* p, int64_t n) { return short_sum_vec<tl_f32x16>(p, n); }
+TL_TARGET_CLONES double short_sum(const double* p, int64_t n) { return short_sum_vec<tl_f64x8>(p, n); }
+
 TL_TARGET_CLONES float leaf_sum(const float* p, int64_t n) { return leaf_sum_vec<tl_f32x16>(p, n); }
 TL_TARGET_CLONES double leaf_sum(const double* p, int64_t n) { return leaf_sum_vec<tl_f64x8>(p, n); }
 TL_TARGET_CLONES uint64_t leaf_sum(const int64_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
@@ -212,6 +233,10 @@ constexpr bool has_fast_leaf_v = (std::is_same_v<in_t, float> && std::is_same_v<
 // Sum of n elements at p with stride s (in elements).
 template <typename acc_t, typename in_t>
 acc_t pairwise_sum(const in_t* p, int64_t n, int64_t s) {
+  if constexpr ((std::is_same_v<in_t, float> && std::is_same_v<acc_t, float>) ||
+                (std::is_same_v<in_t, double> && std::is_same_v<acc_t, double>)) {
+    if (s == 1 && n < kLanes && n >= 64 / static_cast<int64_t>(sizeof(in_t))) return short_sum(p, n);
+  }
   if (n < kLanes) {
     acc_t r = 0;
     for (int64_t i = 0; i < n; ++i) r += load<acc_t>(p + i * s);
