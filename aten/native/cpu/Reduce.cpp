@@ -218,6 +218,14 @@ __attribute__((always_inline)) inline T short_sum_vec(const T* p, int64_t n) {  
 }
 TL_TARGET_CLONES float short_sum(const float* p, int64_t n) { return short_sum_vec<tl_f32x16>(p, n); }
 TL_TARGET_CLONES double short_sum(const double* p, int64_t n) { return short_sum_vec<tl_f64x8>(p, n); }
+// out[k] = short_sum(p + k * n, n) for k < count: back-to-back runs (mean over the last dims of a contiguous tensor
+// with small planes) in one call, without the per-output walker and indirect clone call (23 ns an output).
+TL_TARGET_CLONES void short_sums(const float* p, int64_t n, int64_t count, float* out) {
+  for (int64_t k = 0; k < count; ++k) out[k] = short_sum_vec<tl_f32x16>(p + k * n, n);
+}
+TL_TARGET_CLONES void short_sums(const double* p, int64_t n, int64_t count, double* out) {
+  for (int64_t k = 0; k < count; ++k) out[k] = short_sum_vec<tl_f64x8>(p + k * n, n);
+}
 
 TL_TARGET_CLONES float leaf_sum(const float* p, int64_t n) { return leaf_sum_vec<tl_f32x16>(p, n); }
 TL_TARGET_CLONES double leaf_sum(const double* p, int64_t n) { return leaf_sum_vec<tl_f64x8>(p, n); }
@@ -444,6 +452,26 @@ void reduce_sum(const Tensor& self, uint64_t mask, acc_type_t<in_t>* acc) {
   for (const Dim& d : red) rmin = std::min(rmin, stride_key(d.stride));
   bool vertical = vdim >= 0 && !red.empty() && stride_key(kept_in[vdim].stride) < rmin && kept_in[vdim].size >= 4;
 
+  if constexpr ((std::is_same_v<in_t, float> && std::is_same_v<acc_t, float>) ||
+                (std::is_same_v<in_t, double> && std::is_same_v<acc_t, double>)) {
+    // Outputs that are back-to-back short contiguous runs, in output order (kept dims in their order, each the next
+    // one's size times its stride, the innermost of stride Rn): the same sums as pairwise_sum's, a chunk of outputs
+    // per call.
+    bool runs = !vertical && Kn >= 16 && red.size() == 1 && red[0].stride == 1 && Rn < kLanes &&
+                Rn >= 64 / static_cast<int64_t>(sizeof(in_t));
+    int64_t expect = Rn;  // the stride the next dim inward-out must have
+    for (auto it = kept_in.rbegin(); runs && it != kept_in.rend(); ++it) {
+      if (it->size == 1) continue;
+      runs = it->stride == expect;
+      expect = it->size * it->stride;
+    }
+    if (runs) {
+      parallel_for(0, Kn, std::max<int64_t>(1, kGrain / Rn), [&](int64_t b, int64_t e) {
+        short_sums(base + b * Rn, Rn, e - b, acc + b);
+      });
+      return;
+    }
+  }
   if (!vertical) {
     // Tasks: (output, chunk of the reduction) pairs; chunks only when there are few outputs.
     int64_t nchunks = Kn >= 16 ? 1 : std::clamp<int64_t>(Rn / (4 * kGrain), 1, 64);
