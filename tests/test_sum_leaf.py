@@ -80,3 +80,23 @@ def test_contiguous_sum_is_the_documented_lane_order(n, dtype):
     got = tl.nn.functional.adaptive_avg_pool2d(tl.from_numpy(planes.reshape(2, 1, 1, -1)), (1, 1)).numpy().ravel()
     want = [dtype(_pairwise(planes[k].ravel()) / dtype(planes.shape[-1])) for k in range(2)]
     np.testing.assert_array_equal(got, np.array(want, dtype))
+
+
+@pytest.mark.parametrize("run", [8, 16, 49, 63])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_back_to_back_short_runs_sum_per_output_in_the_documented_order(run, dtype):
+    """The mean/sum over trailing dims whose runs lie back to back in output order takes the chunked `short_sums`
+    path; kept dims transposed or sliced take the per-output path. Every output is its run's documented sum."""
+    rng = np.random.default_rng(run)
+    a = (rng.standard_normal((3, 7, run)) * np.exp(rng.uniform(-8, 8, (3, 7, run)))).astype(dtype)
+    t = tl.from_numpy(a)
+    views = {"contiguous": (t, a), "kept dims transposed": (t.transpose(0, 1), a.transpose(1, 0, 2)),
+             "sliced": (t[:, ::2], a[:, ::2]), "one row": (t[1:2], a[1:2])}
+    for name, (tv, av) in views.items():
+        got = tv.sum(-1).numpy()
+        want = np.array([[_pairwise(np.ascontiguousarray(av[i, j])) for j in range(av.shape[1])]
+                         for i in range(av.shape[0])], dtype)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        got_mean = tv.reshape(tv.shape[0], tv.shape[1], 1, run).mean((-1, -2)).numpy() if name == "contiguous" else None
+        if got_mean is not None:
+            np.testing.assert_array_equal(got_mean, (want / dtype(run)).astype(dtype), err_msg=name)
