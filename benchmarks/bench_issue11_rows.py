@@ -107,8 +107,12 @@ def _pool_rows():
     xn = np.random.default_rng(1).standard_normal((32, 64, 56, 56), dtype=np.float32)
     rows = []
     for name, op in POOLS.items():
-        def pair(lib, f, op=op):
-            x = lib.from_numpy(xn.copy())
+        # One input buffer for both libraries (read only): memory-bound rows otherwise also measure which library got
+        # the buffer that is faster to read (bench_bnpool11.py).
+        xs = xn.copy()
+
+        def pair(lib, f, op=op, xs=xs):
+            x = lib.from_numpy(xs)
             g = lib.from_numpy(np.random.default_rng(2).standard_normal(tuple(op(f, x).shape), dtype=np.float32))
 
             def both():

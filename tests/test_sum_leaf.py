@@ -82,10 +82,10 @@ def test_contiguous_sum_is_the_documented_lane_order(n, dtype):
     np.testing.assert_array_equal(got, np.array(want, dtype))
 
 
-@pytest.mark.parametrize("run", [8, 16, 49, 63])
+@pytest.mark.parametrize("run", [8, 16, 49, 63, 64, 100, 2048, 2049, 3136, 3968, 3969])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_back_to_back_short_runs_sum_per_output_in_the_documented_order(run, dtype):
-    """The mean/sum over trailing dims whose runs lie back to back in output order takes the chunked `short_sums`
+    """The mean/sum over trailing dims whose runs lie back to back in output order takes the chunked `short_sums` / `leaf_runs`
     path; kept dims transposed or sliced take the per-output path. Every output is its run's documented sum."""
     rng = np.random.default_rng(run)
     a = (rng.standard_normal((3, 7, run)) * np.exp(rng.uniform(-8, 8, (3, 7, run)))).astype(dtype)

@@ -226,6 +226,21 @@ TL_TARGET_CLONES void short_sums(const float* p, int64_t n, int64_t count, float
 TL_TARGET_CLONES void short_sums(const double* p, int64_t n, int64_t count, double* out) {
   for (int64_t k = 0; k < count; ++k) out[k] = short_sum_vec<tl_f64x8>(p + k * n, n);
 }
+// The same for runs of kLanes to 2 * kLeaf - 2 * kLanes elements: pairwise_sum's one leaf, or its two halves (each
+// at most kLeaf) added, inline (adaptive_avg_pool2d (1, 1) on 56x56 planes: 2048 outputs of two leaves each; the
+// per-output walker and two indirect clone calls were ~10% of the time when the planes come from the L3).
+template <typename V, typename T>
+__attribute__((always_inline)) inline T run_sum_vec(const T* p, int64_t n) {
+  if (n <= kLeaf) return leaf_sum_vec<V>(p, n);
+  const int64_t half = (n / 2) / kLanes * kLanes;
+  return leaf_sum_vec<V>(p, half) + leaf_sum_vec<V>(p + half, n - half);
+}
+TL_TARGET_CLONES void leaf_runs(const float* p, int64_t n, int64_t count, float* out) {
+  for (int64_t k = 0; k < count; ++k) out[k] = run_sum_vec<tl_f32x16>(p + k * n, n);
+}
+TL_TARGET_CLONES void leaf_runs(const double* p, int64_t n, int64_t count, double* out) {
+  for (int64_t k = 0; k < count; ++k) out[k] = run_sum_vec<tl_f64x8>(p + k * n, n);
+}
 
 TL_TARGET_CLONES float leaf_sum(const float* p, int64_t n) { return leaf_sum_vec<tl_f32x16>(p, n); }
 TL_TARGET_CLONES double leaf_sum(const double* p, int64_t n) { return leaf_sum_vec<tl_f64x8>(p, n); }
@@ -457,8 +472,8 @@ void reduce_sum(const Tensor& self, uint64_t mask, acc_type_t<in_t>* acc) {
     // Outputs that are back-to-back short contiguous runs, in output order (kept dims in their order, each the next
     // one's size times its stride, the innermost of stride Rn): the same sums as pairwise_sum's, a chunk of outputs
     // per call.
-    bool runs = !vertical && Kn >= 16 && red.size() == 1 && red[0].stride == 1 && Rn < kLanes &&
-                Rn >= 64 / static_cast<int64_t>(sizeof(in_t));
+    bool runs = !vertical && Kn >= 16 && red.size() == 1 && red[0].stride == 1 &&
+                Rn >= 64 / static_cast<int64_t>(sizeof(in_t)) && Rn <= 2 * kLeaf - 2 * kLanes;
     int64_t expect = Rn;  // the stride the next dim inward-out must have
     for (auto it = kept_in.rbegin(); runs && it != kept_in.rend(); ++it) {
       if (it->size == 1) continue;
@@ -467,7 +482,8 @@ void reduce_sum(const Tensor& self, uint64_t mask, acc_type_t<in_t>* acc) {
     }
     if (runs) {
       parallel_for(0, Kn, std::max<int64_t>(1, kGrain / Rn), [&](int64_t b, int64_t e) {
-        short_sums(base + b * Rn, Rn, e - b, acc + b);
+        if (Rn < kLanes) short_sums(base + b * Rn, Rn, e - b, acc + b);
+        else leaf_runs(base + b * Rn, Rn, e - b, acc + b);
       });
       return;
     }
