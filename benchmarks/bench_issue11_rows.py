@@ -1,6 +1,6 @@
 """The speed rows of issue 11 that were still unmet (issue-11 follow-up "ce11"), torchlite beside PyTorch in one run.
 
-    python benchmarks/bench_issue11_rows.py [--only cross,pool,lstm,softmax] [--threads 2] [--cpu-time]
+    python benchmarks/bench_issue11_rows.py [--only cross,ce_kdim,pool,lstm,softmax] [--threads 2] [--cpu-time]
                                             [--repeat 9] [--fastest] [--markdown]
 
 float32. Rows (targets, ratio = torchlite time / PyTorch time):
@@ -62,6 +62,38 @@ def _cross_entropy_option_rows():
     return rows
 
 
+def _cross_entropy_kdim_rows():
+    """cross_entropy on K-dim logits (not an issue row): (8, 21, 128, 128) class indices (a segmentation loss; mean,
+    and label smoothing 0.1 with ignore_index 0), and (64, 100, 256) class probabilities; forward and
+    forward+backward. The composite row times log_softmax + nll_loss2d, the path these calls took before."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for shape, kind, kw in (((8, 21, 128, 128), "indices", {}),
+                            ((8, 21, 128, 128), "indices", {"label_smoothing": 0.1, "ignore_index": 0}),
+                            ((64, 100, 256), "probabilities", {})):
+        xn = rng.standard_normal(shape, dtype=np.float32)
+        if kind == "indices":
+            tn = rng.integers(0, shape[1], (shape[0],) + shape[2:])
+        else:
+            tn = rng.random(shape, dtype=np.float32)
+            tn /= tn.sum(1, keepdims=True)
+        label = f"cross_entropy {'x'.join(map(str, shape))} {kind}" + "".join(f", {k} {v}" for k, v in kw.items())
+
+        def pair(lib, f, xn=xn, tn=tn, kw=kw):
+            x, t = lib.from_numpy(xn.copy()), lib.from_numpy(tn.copy())
+
+            def both():
+                xg = x.detach().requires_grad_()
+                f.cross_entropy(xg, t, **kw).backward()
+            return (lambda: f.cross_entropy(x, t, **kw)), both
+        (lf, lb), (tf, tb) = pair(tl, TF), pair(torch, F)
+        rows += [(label, "forward", lf, tf), (label, "forward+backward", lb, tb)]
+        if not kw and kind == "indices":
+            xl, tl_t = tl.from_numpy(xn.copy()), tl.from_numpy(tn.copy())
+            rows.append((label + " (composite)", "forward", lambda: TF.nll_loss(TF.log_softmax(xl, 1), tl_t), tf))
+    return rows
+
+
 POOLS = {
     "max_pool2d 3x3 s2 p1": lambda f, x: f.max_pool2d(x, 3, 2, 1),
     "avg_pool2d 2x2": lambda f, x: f.avg_pool2d(x, 2),
@@ -75,8 +107,12 @@ def _pool_rows():
     xn = np.random.default_rng(1).standard_normal((32, 64, 56, 56), dtype=np.float32)
     rows = []
     for name, op in POOLS.items():
-        def pair(lib, f, op=op):
-            x = lib.from_numpy(xn.copy())
+        # One input buffer for both libraries (read only): memory-bound rows otherwise also measure which library got
+        # the buffer that is faster to read (bench_bnpool11.py).
+        xs = xn.copy()
+
+        def pair(lib, f, op=op, xs=xs):
+            x = lib.from_numpy(xs)
             g = lib.from_numpy(np.random.default_rng(2).standard_normal(tuple(op(f, x).shape), dtype=np.float32))
 
             def both():
@@ -130,12 +166,13 @@ def _softmax_rows():
     return rows
 
 
-GROUPS = {"cross_entropy": _cross_entropy_rows, "ce_options": _cross_entropy_option_rows, "pool": _pool_rows, "lstm": _lstm_rows, "softmax": _softmax_rows}
+GROUPS = {"cross_entropy": _cross_entropy_rows, "ce_options": _cross_entropy_option_rows,
+          "ce_kdim": _cross_entropy_kdim_rows, "pool": _pool_rows, "lstm": _lstm_rows, "softmax": _softmax_rows}
 
 
 def main() -> int:
     p = argparse.ArgumentParser()
-    p.add_argument("--only", default="", help="comma-separated group-name prefixes (cross, ce_options, pool, lstm, softmax)")
+    p.add_argument("--only", default="", help="comma-separated group-name prefixes (cross, ce_options, ce_kdim, pool, lstm, softmax)")
     p.add_argument("--repeat", type=int, default=9)
     p.add_argument("--fastest", action="store_true",
                    help="each figure the fastest round instead of the median: on a loaded machine, with many --repeat "

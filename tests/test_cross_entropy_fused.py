@@ -68,8 +68,7 @@ def test_class_indices_like_torch(dtype, shape, reduction, smoothing):
         for ignore in (-100, 0):
             t = _targets(shape, 3, ignore)
             out = _check(x, t, weight, reduction=reduction, label_smoothing=smoothing, ignore_index=ignore)
-            # K-dim inputs keep the composite (the kernel's strided rows are slower); the ops are tested below.
-            assert (out.grad_fn.name() == "CrossEntropyFusedBackward0") == (len(shape) <= 2)
+            assert out.grad_fn.name() == "CrossEntropyFusedBackward0"
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -81,7 +80,7 @@ def test_class_probabilities_like_torch(dtype, shape, reduction, smoothing):
     classes = shape[0] if len(shape) == 1 else shape[1]
     for weight in (None, torch.rand(classes, generator=torch.Generator().manual_seed(6), dtype=dtype) + 0.5):
         out = _check(x, p, weight, reduction=reduction, label_smoothing=smoothing)
-        assert (out.grad_fn.name() == "CrossEntropyFusedBackward0") == (len(shape) <= 2)
+        assert out.grad_fn.name() == "CrossEntropyFusedBackward0"
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -266,12 +265,88 @@ def test_generic_loops_without_avx512():
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
 
 
+K_DIM_SHAPES = {1: [(3, 5, 7), (2, 4, 130)], 2: [(2, 3, 9, 11), (1, 6, 8, 16)], 3: [(2, 4, 3, 5, 7), (1, 3, 4, 4, 5)]}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_k_dim_inputs_every_option_like_torch(dtype, k, reduction):
+    """(N, C, d1, ..., dk) through the kernel's column blocks (64 positions; the shapes give full blocks, partial
+    ones and positions spanning two blocks): class indices with and without weight, ignore_index (a real class and
+    the default), label smoothing, and class probabilities with weight and smoothing; loss and gradient."""
+    for i, shape in enumerate(K_DIM_SHAPES[k]):
+        x = _randn(shape, 40 + i, dtype)
+        w = torch.rand(shape[1], generator=torch.Generator().manual_seed(41 + i), dtype=dtype) + 0.5
+        for weight in (None, w):
+            for smoothing in (0.0, 0.15):
+                for ignore in (-100, 2):
+                    out = _check(x, _targets(shape, 42 + i, ignore), weight, reduction=reduction,
+                                 label_smoothing=smoothing, ignore_index=ignore)
+                    assert out.grad_fn.name() == "CrossEntropyFusedBackward0"
+                out = _check(x, _probs(shape, 43 + i, dtype), weight, reduction=reduction, label_smoothing=smoothing)
+                assert out.grad_fn.name() == "CrossEntropyFusedBackward0"
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_k_dim_non_contiguous_and_special_values(dtype):
+    base = _randn((3, 6, 10, 9), 50, dtype)
+    x = base.permute(0, 3, 2, 1)[:, ::2]                       # (3, 5, 10, 6): channels-last-like strides
+    t = _targets(tuple(x.shape), 51)
+    for reduction in REDUCTIONS:
+        _check(x, t, reduction=reduction, label_smoothing=0.1)
+        _check(x, _probs(tuple(x.shape), 52, dtype).transpose(2, 3).contiguous().transpose(2, 3), reduction=reduction)
+    y = _randn((2, 4, 70), 53, dtype)
+    y[0, :, 3] = -float("inf")       # no finite logit at a position: NaN as log_softmax
+    y[0, 1, 5] = float("inf")
+    y[1, 2, 6] = float("nan")
+    y[1, :, 7] = 80.0
+    y[1, 0, 66] = 1e4                # in the second block
+    ty = _targets((2, 4, 70), 54)
+    ty[1, 66] = 0
+    for reduction in REDUCTIONS:
+        _check(y, ty, reduction=reduction)
+    _check(y[1:, :, 7:], ty[1:, 7:], reduction="none", label_smoothing=0.3)
+
+
+def test_k_dim_all_ignored_empty_and_bad_targets():
+    x = _randn((2, 3, 5), 55)
+    out = _check(x, torch.full((2, 5), -100), reduction="mean")
+    assert torch.isnan(to_torch(out.detach()))
+    _check(x, torch.full((2, 5), -100), reduction="sum", label_smoothing=0.2)
+    for reduction in REDUCTIONS:  # empty spatial dims take the composite, as before
+        e = torch.zeros(2, 3, 0)
+        assert_same(TF.cross_entropy(from_torch(e), tl.zeros(2, 0, dtype=tl.int64), reduction=reduction),
+                    F.cross_entropy(e, torch.zeros(2, 0, dtype=torch.int64), reduction=reduction))
+    bad = torch.zeros(2, 5, dtype=torch.int64)
+    bad[1, 4] = 3
+    with pytest.raises(IndexError, match="out of bounds"):
+        TF.cross_entropy(from_torch(x).requires_grad_(), from_torch(bad))
+    with pytest.raises(RuntimeError):
+        TF.cross_entropy(from_torch(x), tl.zeros(2, 4, dtype=tl.int64))
+
+
+def test_k_dim_double_backward_like_torch():
+    x = _randn((2, 3, 4, 5), 56, torch.float64)
+    t = _targets((2, 3, 4, 5), 57)
+    results = []
+    for lib, f, conv in ((torch, F, lambda a: a), (tl, TF, from_torch)):
+        xx = conv(x.clone()).requires_grad_()
+        loss = f.cross_entropy(xx, conv(t), reduction="none", label_smoothing=0.2)
+        g = conv(_randn(tuple(loss.shape), 58, torch.float64, 1.0)).requires_grad_()
+        (gx,) = lib.autograd.grad(loss, xx, g, create_graph=True)
+        gxx, gg = lib.autograd.grad((gx * conv(_randn((2, 3, 4, 5), 59, torch.float64, 1.0))).sum(), (xx, g))
+        results.append((gx.detach(), gxx, gg))
+    for a, b in zip(*results):
+        assert_same(b, a, atol=1e-12, rtol=1e-10)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("shape", [(3, 4, 5), (2, 3, 2, 2), (2, 5, 1)])
 @pytest.mark.parametrize("target_kind", ["indices", "probs"])
 def test_fused_ops_on_k_dim_inputs(dtype, shape, target_kind):
-    """cross_entropy_loss keeps the composite for K-dim inputs; the ops themselves compute them (rows of stride
-    d1*...*dk): forward, lse, the backward op and the gradient through autograd, against the references."""
+    """The ops called directly on K-dim inputs: forward, lse, the backward op and the gradient through autograd,
+    against the references."""
     import cross_entropy_reference as ref  # tests/ is on sys.path (rootdir conftest), as lstm_reference
     ops = tl._C._internal
     x = _randn(shape, 32, dtype)

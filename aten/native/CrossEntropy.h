@@ -26,7 +26,7 @@ std::pair<Tensor, Tensor> cross_entropy_gradient_coefficients(const Tensor& self
                                                               const std::optional<Tensor>& weight, int64_t reduction,
                                                               int64_t ignore_index, double label_smoothing);
 
-// Whether cross_entropy_loss takes the fused kernel for these arguments ((C) or (N, C) float32/float64 logits, Long class
+// Whether cross_entropy_loss takes the fused kernel for these arguments ((C), (N, C) or (N, C, d1, ...) float32/float64 logits, Long class
 // indices or same-dtype probabilities, shapes cross_entropy accepts, no gradient wanted for target or weight);
 // everything else takes the composite, which raises PyTorch's errors.
 bool cross_entropy_fusable(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,

@@ -371,20 +371,41 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_kernel(
     }
     acc_t* sdy = sum_dy.data_ptr<acc_t>();
     acc_t* sdot = dot.data_ptr<acc_t>();
-    // sum(dy) and sum(dy * (x - mean)) per channel, in one pass.
-    channel_sums<scalar_t, true>(N, C, S, sdy, sdot, [&](int64_t i, int64_t) { return ld(dyp, i); },
-                                 [&](int64_t i, int64_t c) { return ld(dyp, i) * (ld(xp, i) - mp[c]); });
-    if (dx.defined() && N * S > 0) {
-      std::vector<acc_t> p(C), q(C), r(C);
-      const acc_t n = static_cast<acc_t>(N * S);
-      for (int64_t c = 0; c < C; ++c) {
-        p[c] = wp[c] * sp[c];
-        // Training: dx = w * invstd * (dy - mean(dy) - xhat * invstd * mean(dy * (x - mean))).
-        q[c] = train ? -wp[c] * sp[c] * sp[c] * sp[c] * sdot[c] / n : acc_t(0);
-        r[c] = train ? -wp[c] * sp[c] * sdy[c] / n - q[c] * mp[c] : acc_t(0);
+    const auto f1 = [&](int64_t i, int64_t) { return ld(dyp, i); };
+    const auto f2 = [&](int64_t i, int64_t c) { return ld(dyp, i) * (ld(xp, i) - mp[c]); };
+    std::vector<acc_t> p(C), q(C), r(C);
+    const acc_t n = static_cast<acc_t>(N * S);
+    // dx = p * dy + q * x + r per channel; training: dx = w * invstd * (dy - mean(dy) - xhat * invstd *
+    // mean(dy * (x - mean))).
+    const auto coefficients = [&](int64_t c) {
+      p[c] = wp[c] * sp[c];
+      q[c] = train ? -wp[c] * sp[c] * sp[c] * sp[c] * sdot[c] / n : acc_t(0);
+      r[c] = train ? -wp[c] * sp[c] * sdy[c] / n - q[c] * mp[c] : acc_t(0);
+    };
+    scalar_t* dxp = dx.defined() ? dx.data_ptr<scalar_t>() : nullptr;
+    if (dxp && S > 1 && N * S > 0 && C >= 2 * get_num_threads()) {
+      // (N, C, H, W): channel by channel, the sums then dx, so the second pass reads the channel's dy and x from L2
+      // (32x64x56x56: 800 KB a channel) instead of memory: two reads and a write of memory instead of four reads
+      // and a write (the backward was 1.0-1.3x PyTorch's time, which works per channel the same way). The same
+      // functions and order per channel as the two whole passes below, so the same results.
+      parallel_for(0, C, 1, [&](int64_t lo, int64_t hi) {
+        for (int64_t c = lo; c < hi; ++c) {
+          plane_sums<scalar_t, true>(N, C, S, c, sdy, sdot, f1, f2);
+          coefficients(c);
+          for (int64_t k = 0; k < N; ++k) {
+            const int64_t nc = k * C + c;
+            affine_run<scalar_t>(dyp + nc * S, train ? xp + nc * S : nullptr, p[c], train ? q[c] : acc_t(0), r[c],
+                                 S, dxp + nc * S);
+          }
+        }
+      });
+    } else {
+      // sum(dy) and sum(dy * (x - mean)) per channel, in one pass; then dx in another.
+      channel_sums<scalar_t, true>(N, C, S, sdy, sdot, f1, f2);
+      if (dxp && N * S > 0) {
+        for (int64_t c = 0; c < C; ++c) coefficients(c);
+        channel_affine<scalar_t>(N, C, S, dyp, train ? xp : nullptr, p.data(), q.data(), r.data(), dxp);
       }
-      channel_affine<scalar_t>(N, C, S, dyp, train ? xp : nullptr, p.data(), q.data(), r.data(),
-                               dx.data_ptr<scalar_t>());
     }
     for (int64_t c = 0; c < C; ++c) sdot[c] *= sp[c];
   });
