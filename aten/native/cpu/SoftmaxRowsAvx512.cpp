@@ -16,6 +16,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #define TL_SOFTMAX_X86 1
+#include "aten/native/cpu/ExpAvx512.h"  // exp_ps, hsum, tail_mask
 #endif
 
 namespace tl::native {
@@ -38,52 +39,17 @@ bool softmax_rows_avx512() {
 
 namespace {
 
-// exp in float lanes: k = round(x / ln2) through the 1.5 * 2^23 shifter, r = x - k ln2 with ln2 in two
-// floats (Cody-Waite, |r| <= ln2 / 2), exp(r) = 1 + r + r^2 P(r) with P a degree-4 minimax fit of
-// (exp(r) - 1 - r) / r^2 on [-ln2/2, ln2/2] (relative error 3e-9, far below float's rounding; one term fewer
-// than Cephes' degree-5 P: 0.91 ulp worst case over every float against double exp, Cephes' 0.89), in
-// Horner form, times 2^k by vscalefps. x is clamped to [-104, 88.7228394] first: below, the result rounds to
-// 0; above, 2^128 overflows to inf as it should; -inf must not reach r (inf - inf). max(lo, x) / min(hi, x)
-// return x when it is NaN (the second operand), so NaN comes out as NaN. Softmax's forward exps take
-// x - max(x) <= 0 (or NaN) and skip the upper clamp (Upper = false): these loops are compute bound, and
-// every instruction counts.
-template <bool Upper = true>
-TL_AVX512 inline __m512 exp_ps(__m512 x) {
-  x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);
-  if constexpr (Upper) x = _mm512_min_ps(_mm512_set1_ps(88.7228394f), x);
-  const __m512 shifter = _mm512_set1_ps(12582912.0f);
-  const __m512 k = _mm512_sub_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), shifter), shifter);
-  __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.381461275741458e-3f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.368710055947304e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.166838899254799e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.666652113199234e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.999999403953552e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  return _mm512_scalef_ps(p, k);
-}
+using avx512::exp_ps;
+using avx512::hsum;
+using avx512::tail_mask;
 
-// Horizontal max / sum through memory, in a fixed tree order.
+// Horizontal max through memory, in a fixed tree order (hsum: ExpAvx512.h).
 TL_AVX512 inline float hmax(__m512 v) {
   alignas(64) float t[16];
   _mm512_store_ps(t, v);
   for (int w = 8; w >= 1; w /= 2)
     for (int j = 0; j < w; ++j) t[j] = t[j + w] > t[j] ? t[j + w] : t[j];
   return t[0];
-}
-
-TL_AVX512 inline float hsum(__m512 v) {
-  alignas(64) float t[16];
-  _mm512_store_ps(t, v);
-  for (int w = 8; w >= 1; w /= 2)
-    for (int j = 0; j < w; ++j) t[j] += t[j + w];
-  return t[0];
-}
-
-TL_AVX512 inline __mmask16 tail_mask(int64_t left) {
-  return static_cast<__mmask16>((1u << left) - 1u);
 }
 
 // Lanes [lo, hi) of a 16-lane mask (0 <= lo <= hi <= 16).
@@ -276,24 +242,6 @@ TL_AVX512 float max_log_sum_row_f32_avx512(const float* x, int64_t n, float* log
   return mx;
 }
 
-TL_AVX512 void cross_entropy_backward_row_f32_avx512(const float* x, float* gi, int64_t n, float lse, float lse_lo,
-                                                    float a, float b, const float* w, int64_t t, float at_target,
-                                                    bool stream) {
-  if (n <= 0) return;
-  const __m512 vl = _mm512_set1_ps(lse), vlo = _mm512_set1_ps(lse_lo), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
-  const __m512 vt = _mm512_set1_ps(at_target);
-  auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
-    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vl), vlo));
-    const __m512 off = w ? _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m, w + j)) : vb;
-    __m512 v = _mm512_fmsub_ps(va, e, off);
-    // The target's column (one lane of one step) takes its one-hot term too.
-    if (t >= j && t < j + 16) v = _mm512_mask_sub_ps(v, static_cast<__mmask16>(1u << (t - j)), v, vt);
-    return v;
-  };
-  if (stream) write_row<true>(gi, n, f);
-  else write_row<false>(gi, n, f);
-}
-
 // q_c = (w ? w[c] : 1) * (p ? a * p[c] + b : 1); returns sum_c q_c * (log_sum - (x[c] - mx)) (the -log_softmax
 // terms rounded as log_softmax rounds them) and stores sum_c q_c in *q_sum.
 TL_AVX512 float cross_entropy_weighted_row_f32_avx512(const float* x, const float* w, const float* p, int64_t n,
@@ -328,41 +276,13 @@ TL_AVX512 float cross_entropy_weighted_row_f32_avx512(const float* x, const floa
   return hsum(_mm512_add_ps(s0, s1));
 }
 
-TL_AVX512 void cross_entropy_prob_backward_row_f32_avx512(const float* x, const float* p, const float* w, float* gi,
-                                                         int64_t n, float lse, float lse_lo, float g, float a, float b,
-                                                         bool stream) {
-  if (n <= 0) return;
-  const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b), vl = _mm512_set1_ps(lse), vg = _mm512_set1_ps(g);
-  const __m512 vlo = _mm512_set1_ps(lse_lo);
-  __m512 q0 = _mm512_setzero_ps();
-  for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : tail_mask(n - i);
-    __m512 q = _mm512_maskz_mov_ps(m, _mm512_fmadd_ps(va, _mm512_maskz_loadu_ps(m, p + i), vb));
-    if (w) q = _mm512_mul_ps(q, _mm512_maskz_loadu_ps(m, w + i));
-    q0 = _mm512_add_ps(q0, q);
-  }
-  const __m512 vQ = _mm512_set1_ps(hsum(q0));
-  auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
-    __m512 q = _mm512_fmadd_ps(va, _mm512_maskz_loadu_ps(m, p + j), vb);
-    if (w) q = _mm512_mul_ps(q, _mm512_maskz_loadu_ps(m, w + j));
-    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vl), vlo));
-    return _mm512_mul_ps(vg, _mm512_fmsub_ps(vQ, e, q));
-  };
-  if (stream) write_row<true>(gi, n, f);
-  else write_row<false>(gi, n, f);
-}
-
 #else  // not x86-64 GCC: never called (softmax_rows_avx512() is false)
 
 float max_log_sum_row_f32_avx512(const float*, int64_t, float*) { return 0; }
-void cross_entropy_backward_row_f32_avx512(const float*, float*, int64_t, float, float, float, float, const float*,
-                                           int64_t, float, bool) {}
 float cross_entropy_weighted_row_f32_avx512(const float*, const float*, const float*, int64_t, float, float, float,
                                             float, float*) {
   return 0;
 }
-void cross_entropy_prob_backward_row_f32_avx512(const float*, const float*, const float*, float*, int64_t, float,
-                                                float, float, float, float, bool) {}
 
 void softmax_row_f32_avx512(const float*, float*, int64_t) {}
 void log_softmax_row_f32_avx512(const float*, float*, int64_t) {}

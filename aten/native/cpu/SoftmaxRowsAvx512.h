@@ -27,20 +27,12 @@ void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, 
 void log_softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream);
 // These two rows do not fence their streamed stores: a caller that streams calls stream_fence()
 // (StreamStore.h) after its last row, before its thread's work ends.
-// The fused cross_entropy rows (CrossEntropyKernels.cpp): the max of a row of n > 0 floats, returned, and
-// log(sum(exp(x - max))) in *log_sum (NaN where log_softmax is NaN); and the gradient row
-// gi[c] = a * exp((x[c] - lse) - lse_lo) - b * (w ? w[c] : 1) (lse + lse_lo: the logsumexp to twice float's
-// precision), minus `at_target` more at column t (t outside [0, n): none),
-// written with non-temporal stores when `stream`.
+// The fused cross_entropy forward rows (CrossEntropyKernels.cpp; its gradient rows are CrossEntropyRowsAvx512.h):
+// the max of a row of n > 0 floats, returned, and log(sum(exp(x - max))) in *log_sum (NaN where log_softmax is NaN).
 float max_log_sum_row_f32_avx512(const float* x, int64_t n, float* log_sum);
-void cross_entropy_backward_row_f32_avx512(const float* x, float* gi, int64_t n, float lse, float lse_lo, float a,
-                                           float b, const float* w, int64_t t, float at_target, bool stream);
 // With q_c = (w ? w[c] : 1) * (p ? a * p[c] + b : 1) (class weights, smoothed probabilities): the row's
-// sum_c q_c * (log_sum - (x[c] - mx)), and sum_c q_c in *q_sum (n > 0); and the probability-target gradient
-// row gi[c] = g * (Q * exp(x[c] - lse) - q_c), Q = sum_c q_c.
+// sum_c q_c * (log_sum - (x[c] - mx)), and sum_c q_c in *q_sum (n > 0).
 float cross_entropy_weighted_row_f32_avx512(const float* x, const float* w, const float* p, int64_t n, float mx,
                                             float log_sum, float a, float b, float* q_sum);
-void cross_entropy_prob_backward_row_f32_avx512(const float* x, const float* p, const float* w, float* gi, int64_t n,
-                                                float lse, float lse_lo, float g, float a, float b, bool stream);
 
 }  // namespace tl::native
