@@ -295,3 +295,17 @@ def test_empty_diagonal_of_strides_near_int64_max():
     # a diagonal with elements is computed as before
     x = tl.arange(12.0).view(3, 4)
     assert_same(x.diagonal(1), torch.arange(12.0).view(3, 4).diagonal(1))
+
+
+def test_view_of_other_bytes_as_bool_is_refused():
+    # The sanitized fuzz smoke (seed 20261124): int16 bytes viewed as bool held 0x80 and 0xff, which torchlite's
+    # bool kernels load as a C++ bool (UB; sum gave 931 where PyTorch, reading nonzero as True, gives 5). Refused.
+    t = tl.tensor([-32768, -1, 0, 24008], dtype=tl.int16).reshape(1, 4)
+    with pytest.raises(RuntimeError, match="as bool is not supported"):
+        t.view(tl.bool)
+    for dt in (tl.uint8, tl.int8, tl.float32):
+        with pytest.raises(RuntimeError, match="as bool is not supported"):
+            tl.ones(4, dtype=dt).view(tl.bool)
+    b = tl.tensor([True, False, True])
+    assert b.view(tl.bool).tolist() == [True, False, True]  # bool as bool is the identity
+    assert b.view(tl.uint8).tolist() == [1, 0, 1]  # bool's bytes seen as other types are fine

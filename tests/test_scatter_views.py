@@ -58,6 +58,12 @@ def same_error(f_torch, f_tl, exact=True):
 def test_view_dtype_every_pair(src, dst):
     t = tt((3, 16), src)
     lt = from_torch(t)
+    if dst == "bool" and src != "bool":
+        # Refused by torchlite (PyTorch reads any nonzero byte as True; torchlite's bool kernels need 0 or 1):
+        # a byte 0x80 viewed as bool summed to 128 and was undefined behaviour under UBSan.
+        with pytest.raises(RuntimeError, match="as bool is not supported by torchlite"):
+            lt.view(tl.bool)
+        return
     r, lr = t.view(getattr(torch, dst)), lt.view(getattr(tl, dst))
     same_geometry(lr, r)
     assert raw(lr) == raw(r)

@@ -18,6 +18,12 @@ Tensor view_dtype_kernel(const Tensor& self, ScalarType dtype) {
   const int64_t new_size = static_cast<int64_t>(element_size(dtype));
   const char* from = legacy_type_name(self.dtype());
   const char* to = legacy_type_name(dtype);
+  // torchlite's bool kernels read a bool byte as a C++ bool (0 or 1); PyTorch's read any nonzero byte as True.
+  // Other bytes seen as bool would give wrong results (0x80 summed as 128) and undefined behaviour (found by the
+  // sanitized fuzzer), so viewing another dtype as bool is refused (PyTorch accepts it; docs/catalog10.md).
+  TL_CHECK(dtype != ScalarType::Bool || self.dtype() == ScalarType::Bool, "view(dtype): viewing a ", from,
+           " tensor as bool is not supported by torchlite (its bytes may hold values other than 0 and 1, which "
+           "torchlite's bool kernels do not read as PyTorch does); use x != 0 or x.to(torch.bool)");
   DimVector sizes(self.sizes()), strides(self.strides());
   int64_t offset = self.storage_offset();
   const int64_t nd = self.dim();
