@@ -3,8 +3,6 @@
 #include "aten/native/cpu/CrossEntropyRowsAvx512.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // GCC 12's _mm512_max_ps / _mm512_min_ps pass _mm512_undefined_ps() as the unused merge operand, which -Wall
@@ -13,20 +11,12 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include "aten/native/cpu/ExpAvx512.h"
+#include "aten/native/cpu/SoftmaxRowsAvx512.h"
 
 namespace tl::native {
 
-bool cross_entropy_rows_avx512() {
-  static const bool on = [] {
-    bool yes = false;
-#ifdef TL_EXP_AVX512
-    yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-#endif
-    const char* want = std::getenv("TORCHLITE_SOFTMAX_ISA");
-    return yes && !(want && std::strcmp(want, "generic") == 0);
-  }();
-  return on;
-}
+// The softmax rows' switch: the same CPU test, and TORCHLITE_SOFTMAX_ISA=generic turns both off.
+bool cross_entropy_rows_avx512() { return softmax_rows_avx512(); }
 
 #ifdef TL_EXP_AVX512
 
