@@ -20,6 +20,7 @@
 #include <limits>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,9 +31,11 @@
 #include "aten/native/DimEngine.h"
 #include "aten/native/Losses.h"
 #include "aten/native/cpu/CrossEntropyColumns.h"
+#include "aten/native/cpu/CrossEntropyFewClasses.h"
 #include "aten/native/cpu/CrossEntropyRowsAvx512.h"
 #include "aten/native/cpu/SoftmaxRowsAvx512.h"  // the forward's max / log-sum and weighted-sum rows (no stores)
 #include "aten/native/cpu/StreamStore.h"         // stream_fence
+#include "aten/native/cpu/Vectorize.h"           // TL_TARGET_CLONES
 #include "generated/ops/_cross_entropy_fused.h"
 #include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/contiguous.h"
@@ -90,8 +93,20 @@ namespace {
     return __VA_ARGS__();                             \
   }()
 
-// Every class index is checked before anything is read through it (serially: no throwing in parallel loops).
+// Whether every class index is in [0, classes) or ignore_index (a branch-free loop: it vectorizes).
+TL_TARGET_CLONES bool targets_in_range(const int64_t* t, int64_t n, int64_t classes, int64_t ignore_index) {
+  uint64_t bad = 0;
+#pragma omp simd reduction(| : bad)
+  for (int64_t i = 0; i < n; ++i)
+    bad |= static_cast<uint64_t>(t[i] != ignore_index) &
+           static_cast<uint64_t>(static_cast<uint64_t>(t[i]) >= static_cast<uint64_t>(classes));
+  return bad == 0;
+}
+
+// Every class index is checked before anything is read through it (serially: no throwing in parallel loops); the
+// scalar loop, which names the first bad index, runs only when the vector check found one.
 void check_targets(const int64_t* t, int64_t n, int64_t classes, int64_t ignore_index) {
+  if (targets_in_range(t, n, classes, ignore_index)) return;
   for (int64_t i = 0; i < n; ++i)
     TL_CHECK_INDEX(t[i] == ignore_index || (t[i] >= 0 && t[i] < classes), "Target ", t[i], " is out of bounds.");
 }
@@ -148,15 +163,32 @@ bool prob_backward_row_avx512(const float* x, const float* p, const float* w, fl
   return true;
 }
 
-// The row counts of the mean: sum of w_t over rows not ignored (class indices), or the row count.
+// Sum of v[0, n) in double in a fixed order whatever the thread count: 8 interleaved partial sums (a serial sum is
+// one add's latency per element: 0.1 ms for 65536 positions, a third of a (16, 5, 64, 64) forward), then a tree.
+template <typename F>
+TL_ALWAYS_INLINE double fixed_order_sum(int64_t n, const F& v) {
+  double acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += v(i + k);
+  for (int k = 0; i < n; ++i, ++k) acc[k] += v(i);
+  for (int h = 4; h >= 1; h /= 2)
+    for (int k = 0; k < h; ++k) acc[k] += acc[k + h];
+  return acc[0];
+}
+
+// The row counts of the mean: sum of w_t over rows not ignored (class indices, checked), or the row count.
 template <typename T>
-double mean_divisor(const CrossEntropyGeometry& g, const int64_t* t, const T* w, int64_t ignore_index) {
+TL_TARGET_CLONES double mean_divisor(const CrossEntropyGeometry& g, const int64_t* t, const T* w, int64_t ignore_index) {
   const int64_t rows = g.outer * g.inner;
   if (g.prob) return static_cast<double>(rows);
-  double total = 0;
-  for (int64_t r = 0; r < rows; ++r)
-    if (t[r] != ignore_index) total += w ? static_cast<double>(w[t[r]]) : 1.0;
-  return total;
+  if (!w) {
+    int64_t count = 0;
+#pragma omp simd reduction(+ : count)
+    for (int64_t r = 0; r < rows; ++r) count += t[r] != ignore_index;
+    return static_cast<double>(count);
+  }
+  return fixed_order_sum(rows, [&](int64_t r) { return t[r] != ignore_index ? static_cast<double>(w[t[r]]) : 0.0; });
 }
 
 template <typename T>
@@ -174,18 +206,80 @@ int64_t row_grain(int64_t classes) { return std::max<int64_t>(1, kGrainSize / st
 // [i0, i0 + w), the blocks split between the threads. A block is as wide as fits 256 KiB (C runs of w elements,
 // read three times: in L2), from 16 to kCeColumns positions: wide runs keep the hardware prefetchers streaming
 // ((64, 100, 256) probabilities: 64-position blocks 1.16x PyTorch's time forward+backward, 256-position 0.57x).
+// The blocks are numbered k = o * per + i0 / width (column_blocks: their count).
+int64_t column_width(const CrossEntropyGeometry& g, int64_t elem_size) {
+  const int64_t fit = (int64_t(256) << 10) / std::max<int64_t>(1, g.classes * elem_size) / 16 * 16;
+  return std::clamp<int64_t>(fit, 16, kCeColumns);
+}
+int64_t column_blocks(const CrossEntropyGeometry& g, int64_t elem_size) {
+  const int64_t width = column_width(g, elem_size);
+  return g.outer * ((g.inner + width - 1) / width);
+}
+
 template <typename F>
 void for_column_blocks(const CrossEntropyGeometry& g, int64_t elem_size, const F& f) {
-  const int64_t fit = (int64_t(256) << 10) / std::max<int64_t>(1, g.classes * elem_size) / 16 * 16;
-  const int64_t width = std::clamp<int64_t>(fit, 16, kCeColumns);
+  const int64_t width = column_width(g, elem_size);
   const int64_t per = (g.inner + width - 1) / width;
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.classes * width));
   parallel_for(0, g.outer * per, grain, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       const int64_t o = k / per, i0 = (k % per) * width;
-      f(o, i0, std::min<int64_t>(width, g.inner - i0));
+      f(o, i0, std::min<int64_t>(width, g.inner - i0), k);
     }
   });
+}
+
+// The few-class path (CrossEntropyFewClasses.h): float32 K-dim logits, class indices (checked), 2 <= C <= 16.
+// Each returns false, having done nothing, where the path does not apply.
+bool use_few_classes(const CrossEntropyGeometry& g) {
+  return !g.prob && g.inner > 1 && g.classes >= 2 && g.classes <= kCeFewMaxClasses;
+}
+
+bool few_classes_forward(const CrossEntropyGeometry&, const double*, const int64_t*, const double*, int64_t, double,
+                         int64_t, double*, double*, double*) {
+  return false;
+}
+// Writes the loss of each position to `out` (reduction none), else the reduced loss to *result.
+bool few_classes_forward(const CrossEntropyGeometry& g, const float* x, const int64_t* t, const float* wp,
+                         int64_t ignore_index, double smoothing, int64_t reduction, double* lse, float* out,
+                         float* result) {
+  if (!use_few_classes(g)) return false;
+  const int64_t C = g.classes, S = g.inner;
+  const CeFewArgs args{C, S, wp, ignore_index, smoothing};
+  // Each block's loss terms are summed by the kernel, the blocks' sums after, in order: the same result on any
+  // thread count.
+  std::vector<double> block_loss(out ? 0 : static_cast<size_t>(column_blocks(g, sizeof(float))));
+  for_column_blocks(g, sizeof(float), [&](int64_t o, int64_t i0, int64_t w, int64_t k) {
+    const int64_t r0 = o * S + i0;
+    const double sum =
+        cross_entropy_few_forward(args, x + o * C * S + i0, w, t + r0, lse + r0, out ? out + r0 : nullptr);
+    if (!out) block_loss[static_cast<size_t>(k)] = sum;
+  });
+  if (out) return true;
+  double total = 0;
+  for (double v : block_loss) total += v;
+  if (reduction == kReductionMean) total /= mean_divisor(g, t, wp, ignore_index);
+  *result = static_cast<float>(total);
+  return true;
+}
+
+bool few_classes_backward(const CrossEntropyGeometry&, const double*, double*, const int64_t*, const double*, int64_t,
+                          double, const double*, double, double, const double*) {
+  return false;
+}
+// g: the per-position output gradient (reduction none) or null; then every position's is g0 (scaled).
+bool few_classes_backward(const CrossEntropyGeometry& g, const float* x, float* gi, const int64_t* t, const float* wp,
+                          int64_t ignore_index, double smoothing, const float* gp, float scale, float g0,
+                          const double* lse) {
+  if (!use_few_classes(g)) return false;
+  const int64_t C = g.classes, S = g.inner;
+  const CeFewArgs args{C, S, wp, ignore_index, smoothing};
+  for_column_blocks(g, sizeof(float), [&](int64_t o, int64_t i0, int64_t w, int64_t) {
+    const int64_t r0 = o * S + i0;
+    cross_entropy_few_backward(args, x + o * C * S + i0, gi + o * C * S + i0, w, t + r0, gp ? gp + r0 : nullptr,
+                                   scale, g0, lse + r0);
+  });
+  return true;
 }
 
 }  // namespace
@@ -211,12 +305,14 @@ std::tuple<Tensor, Tensor> cross_entropy_fused_kernel(const Tensor& self_, const
     if (t) check_targets(t, rows, C, ignore_index);
     const double s = label_smoothing, sc = C > 0 ? s / static_cast<double>(C) : 0.0;
     double* lp = lse.data_ptr<double>();
-    // The loss of each row (in double for mean/sum, summed serially after: the same result on any thread count).
-    std::vector<double> row_loss(reduction == kReductionNone ? 0 : static_cast<size_t>(rows));
     T* out = reduction == kReductionNone ? output.data_ptr<T>() : nullptr;
+    if (few_classes_forward(g, x, t, wp, ignore_index, s, reduction, lp, out, output.data_ptr<T>())) return;
+    // The loss of each row (in double for mean/sum, summed after in a fixed order: the same result on any thread
+    // count).
+    std::vector<double> row_loss(reduction == kReductionNone ? 0 : static_cast<size_t>(rows));
     if (S > 1) {
       const CeColumnArgs<T> args{C, S, wp, ignore_index, s};
-      for_column_blocks(g, sizeof(T), [&](int64_t o, int64_t i0, int64_t w) {
+      for_column_blocks(g, sizeof(T), [&](int64_t o, int64_t i0, int64_t w, int64_t) {
         double loss[kCeColumns];
         const int64_t r0 = o * S + i0;
         cross_entropy_columns_forward(args, x + o * C * S + i0, w, t ? t + r0 : nullptr, p ? p + o * C * S + i0 : nullptr,
@@ -270,8 +366,7 @@ std::tuple<Tensor, Tensor> cross_entropy_fused_kernel(const Tensor& self_, const
     });
     }
     if (out) return;
-    double total = 0;
-    for (double v : row_loss) total += v;
+    double total = fixed_order_sum(rows, [&](int64_t r) { return row_loss[static_cast<size_t>(r)]; });
     if (reduction == kReductionMean) total /= mean_divisor(g, t, wp, ignore_index);
     output.data_ptr<T>()[0] = static_cast<T>(total);
   });
@@ -315,9 +410,12 @@ Tensor cross_entropy_fused_backward_kernel(const Tensor& grad_output, const Tens
     const T scale = reduction == kReductionMean ? static_cast<T>(1.0 / mean_divisor(g, t, wp, ignore_index)) : T(1);
     // A grad_input larger than the cache is written with non-temporal stores (no read of its lines first).
     const bool stream = S == 1 && 3 * grad_input.nbytes() > (size_t(24) << 20);
+    if (few_classes_backward(g, x, gi, t, wp, ignore_index, label_smoothing, reduction == kReductionNone ? gp : nullptr,
+                             scale, gp[0] * scale, lp))
+      return;
     if (S > 1) {
       const CeColumnArgs<T> args{C, S, wp, ignore_index, label_smoothing};
-      for_column_blocks(g, sizeof(T), [&](int64_t o, int64_t i0, int64_t w) {
+      for_column_blocks(g, sizeof(T), [&](int64_t o, int64_t i0, int64_t w, int64_t) {
         T gv[kCeColumns];
         const int64_t r0 = o * S + i0;
         for (int64_t j = 0; j < w; ++j) gv[j] = (reduction == kReductionNone ? gp[r0 + j] : gp[0]) * scale;

@@ -3,6 +3,12 @@
 // The engine hands every kernel contiguous slices (copying strided ones through a scratch
 // buffer), so the per-slice loops below vectorize (exp_float_lanes/exp_f64, compiled per ISA) for
 // the last dim and for dim 0 alike. 16-bit floats compute in float and round once.
+// GCC (12) left the exp loops below scalar on AVX2 (the x86-64-v3 clones): jump threading gave the exp's clamp
+// branches (ExpFloatLanes.h) paths of constant x, whose folded 2^k products over- or underflow, so under the default
+// -ftrapping-math the branches could not become selects ("control flow in loop"; the AVX-512 clones vectorized with
+// masks). No code here reads the floating-point exception flags; the results are bit for bit the same (softmax
+// 4096x1024 on AVX2: 17.5 -> 4.9 ms on one thread).
+#pragma GCC optimize("no-trapping-math")
 #include <cmath>
 #include <limits>
 
