@@ -11,7 +11,8 @@ float32. Rows (targets, ratio = torchlite time / PyTorch time):
   32x64x56x56: forward, and forward+backward through autograd: <= 1.0;
 - nn.LSTM (2 layers, input and hidden 256, sequence 64, batch 32): forward+backward of output.sum(): <= 1.0;
 - softmax and log_softmax on 4096x1024 (last dim): forward, and backward, `y.backward(g)` with x.grad None before
-  each call (the backward op; its result becomes x.grad, as after zero_grad()): <= 0.7.
+  each call (the backward op; its result becomes x.grad, as after zero_grad()): <= 0.7; and the forward over dim 0;
+- (group ce_few, not an issue row) cross_entropy on K-dim logits with 3-10 classes, forward and forward+backward.
 Calls alternate between the libraries (_timing.py), 10 untimed calls of each first (PyTorch's first large outputs
 are fresh pages); each figure is the median of the rounds. `--cpu-time` times process CPU time (all threads'
 CPU, so time a thread spends descheduled by the other processes of a shared machine is not counted; but an
@@ -94,6 +95,34 @@ def _cross_entropy_kdim_rows():
     return rows
 
 
+def _cross_entropy_few_class_rows():
+    """cross_entropy on K-dim logits with few classes (not an issue row; branch h/ce11f): (16, 5, 64, 64),
+    (8, 3, 128, 128), (4, 10, 32, 32, 32) class indices (mean), and (16, 5, 64, 64) with weight, label smoothing 0.1
+    and ignore_index 0; forward and forward+backward."""
+    rng = np.random.default_rng(6)
+    rows = []
+    for shape, kw in (((16, 5, 64, 64), {}), ((8, 3, 128, 128), {}), ((4, 10, 32, 32, 32), {}),
+                      ((16, 5, 64, 64), {"weight": True, "label_smoothing": 0.1, "ignore_index": 0})):
+        xn = rng.standard_normal(shape, dtype=np.float32)
+        tn = rng.integers(0, shape[1], (shape[0],) + shape[2:])
+        wn = rng.random(shape[1], dtype=np.float32) + 0.5
+        label = f"cross_entropy {'x'.join(map(str, shape))}" + "".join(
+            f", {k}" if v is True else f", {k} {v}" for k, v in kw.items())
+
+        def pair(lib, f, xn=xn, tn=tn, wn=wn, kw=kw):
+            x, t, k = lib.from_numpy(xn.copy()), lib.from_numpy(tn.copy()), dict(kw)
+            if k.get("weight"):
+                k["weight"] = lib.from_numpy(wn.copy())
+
+            def both():
+                xg = x.detach().requires_grad_()
+                f.cross_entropy(xg, t, **k).backward()
+            return (lambda: f.cross_entropy(x, t, **k)), both
+        (lf, lb), (tf, tb) = pair(tl, TF), pair(torch, F)
+        rows += [(label, "forward", lf, tf), (label, "forward+backward", lb, tb)]
+    return rows
+
+
 POOLS = {
     "max_pool2d 3x3 s2 p1": lambda f, x: f.max_pool2d(x, 3, 2, 1),
     "avg_pool2d 2x2": lambda f, x: f.avg_pool2d(x, 2),
@@ -163,16 +192,22 @@ def _softmax_rows():
             return call
         rows.append((f"{op} 4096x1024", "forward", fwd(tl, TF), fwd(torch, F)))
         rows.append((f"{op} 4096x1024", "backward", bwd(tl, TF), bwd(torch, F)))
+
+        def fwd0(lib, f, op=op):
+            x = lib.from_numpy(xn.copy())
+            return lambda: getattr(f, op)(x, 0)
+        rows.append((f"{op} 4096x1024 dim 0", "forward", fwd0(tl, TF), fwd0(torch, F)))
     return rows
 
 
 GROUPS = {"cross_entropy": _cross_entropy_rows, "ce_options": _cross_entropy_option_rows,
-          "ce_kdim": _cross_entropy_kdim_rows, "pool": _pool_rows, "lstm": _lstm_rows, "softmax": _softmax_rows}
+          "ce_kdim": _cross_entropy_kdim_rows, "ce_few": _cross_entropy_few_class_rows, "pool": _pool_rows, "lstm": _lstm_rows, "softmax": _softmax_rows}
 
 
 def main() -> int:
     p = argparse.ArgumentParser()
-    p.add_argument("--only", default="", help="comma-separated group-name prefixes (cross, ce_options, ce_kdim, pool, lstm, softmax)")
+    p.add_argument("--only", default="",
+                   help="comma-separated group-name prefixes (cross, ce_options, ce_kdim, ce_few, pool, lstm, softmax)")
     p.add_argument("--repeat", type=int, default=9)
     p.add_argument("--fastest", action="store_true",
                    help="each figure the fastest round instead of the median: on a loaded machine, with many --repeat "
