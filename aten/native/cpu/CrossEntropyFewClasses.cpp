@@ -207,9 +207,27 @@ TL_ALWAYS_INLINE void backward_step(const FewConsts<C>& k, float wsum, const flo
                                     const int64_t* ts, vf gv, const double* lse) {
   // lse = hi + lo, hi the float nearest it: x - hi is exact for the classes near the max.
   const D8 l{load<vd>(lse), load<vd>(lse + 4)};
-  const vf hi = to_f(l);
+  vf hi = to_f(l);
   const D8 hd = to_d(hi);
-  const vf lo = to_f(D8{l.lo - hd.lo, l.hi - hd.hi});
+  vf lo = to_f(D8{l.lo - hd.lo, l.hi - hd.hi});
+  // Beyond 2^23 a double lse = max + log_sum keeps log_sum to less than 2^-29 (at 1e30 it keeps none of it, and
+  // every class of a position of equal logits got exp(0) = 1 instead of 1 / C): there the step recomputes max and
+  // log_sum from x, and exp((x - max) - log_sum) is log_softmax's own rounding. (NaN and inf lse take this path too
+  // and give NaN, as the plain one would.)
+  const vl far = (l.lo > 8388608.0) | (l.lo < -8388608.0) | (l.hi > 8388608.0) | (l.hi < -8388608.0);
+  bool any_far = false;
+  for (int i = 0; i < 4; ++i) any_far |= far[i] != 0;
+  if (__builtin_expect(any_far, 0)) {
+    vf mx = splat(-std::numeric_limits<float>::infinity());
+    for (int c = 0; c < C; ++c) {
+      const vf v = load<vf>(xs + c * ld);
+      mx = v > mx ? v : mx;
+    }
+    vf se = vf{};
+    for (int c = 0; c < C; ++c) se += vexp(load<vf>(xs + c * ld) - mx);
+    hi = mx;
+    lo = log_of_sum(se);
+  }
   const vl t_lo = load<vl>(ts), t_hi = load<vl>(ts + 4);
   const vi ignored = narrow(t_lo == k.ignore, t_hi == k.ignore);
   const vi t32 = narrow(t_lo, t_hi);

@@ -202,7 +202,7 @@ double weight_sum(const T* w, int64_t classes) {
 // Rows per parallel chunk: about kGrainSize elements.
 int64_t row_grain(int64_t classes) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, classes)); }
 
-// K-dim inputs (inner > 1) in blocks of neighbouring positions: f(o, i0, w) for outer index o and positions
+// K-dim inputs (inner > 1) in blocks of neighbouring positions: f(o, i0, w, k) for outer index o and positions
 // [i0, i0 + w), the blocks split between the threads. A block is as wide as fits 256 KiB (C runs of w elements,
 // read three times: in L2), from 16 to kCeColumns positions: wide runs keep the hardware prefetchers streaming
 // ((64, 100, 256) probabilities: 64-position blocks 1.16x PyTorch's time forward+backward, 256-position 0.57x).
