@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 
+#include "aten/native/cpu/ExpVec8.h"
 #include "aten/native/cpu/Vectorize.h"  // TL_TARGET_CLONES, TL_ALWAYS_INLINE
 
 namespace tl::native {
@@ -20,9 +21,9 @@ namespace {
 constexpr int kL = 8;  // positions per step
 // 32-byte vectors only: GCC lowers wider ones on AVX2 through the stack. A step's doubles are two halves (lo: its
 // positions 0-3, hi: 4-7).
-typedef float vf __attribute__((vector_size(32)));
+using vec8::vf;  // 8 floats
 typedef float vf4 __attribute__((vector_size(16)));
-typedef int32_t vi __attribute__((vector_size(32)));
+using vec8::vi;
 typedef double vd __attribute__((vector_size(32)));
 typedef int64_t vl __attribute__((vector_size(32)));
 struct D8 {
@@ -39,7 +40,7 @@ template <typename V, typename E>
 TL_ALWAYS_INLINE void store(E* p, V v) {
   std::memcpy(p, &v, sizeof v);
 }
-TL_ALWAYS_INLINE vf splat(float v) { return vf{} + v; }
+using vec8::splat;
 TL_ALWAYS_INLINE D8 to_d(vf v) {
   return {__builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3), vd),
           __builtin_convertvector(__builtin_shufflevector(v, v, 4, 5, 6, 7), vd)};
@@ -54,30 +55,8 @@ TL_ALWAYS_INLINE vi narrow(vl lo, vl hi) {
   return __builtin_shufflevector((vi)lo, (vi)hi, 0, 2, 4, 6, 8, 10, 12, 14);
 }
 
-// exp in float lanes, ExpAvx512.h's algorithm without its AVX-512 instructions: k = round(x / ln2) through the
-// 1.5 * 2^23 shifter, r = x - k ln2 (ln2 in two floats), exp(r) = 1 + r + r^2 P(r) (its degree-4 minimax P), times
-// 2^k applied in two halves read from the shifter's low bits (normal floats for every k in [-150, 127], so subnormal
-// results are right). Clamped to [-104, 88.7228394] first (below, the result rounds to 0; above, inf); NaN passes
-// the clamps (the comparisons are false) and comes out NaN.
-TL_ALWAYS_INLINE vf vexp(vf x) {
-  x = x < splat(-104.0f) ? splat(-104.0f) : x;
-  x = x > splat(88.7228394f) ? splat(88.7228394f) : x;
-  const vf t = x * splat(1.44269504088896341f) + splat(12582912.0f);
-  const vf k = t - splat(12582912.0f);
-  vf r = x - k * splat(0.693359375f);
-  r = r - k * splat(-2.12194440e-4f);
-  vf p = splat(1.381461275741458e-3f);
-  p = p * r + splat(8.368710055947304e-3f);
-  p = p * r + splat(4.166838899254799e-2f);
-  p = p * r + splat(1.666652113199234e-1f);
-  p = p * r + splat(4.999999403953552e-1f);
-  p = p * r + splat(1.0f);
-  p = p * r + splat(1.0f);
-  const vi ki = ((vi)t & 0x7fffff) - 0x400000;
-  const vi k1 = ki >> 1, k2 = ki - k1;
-  const vi b1 = (k1 + 127) << 23, b2 = (k2 + 127) << 23;
-  return p * (vf)b1 * (vf)b2;
-}
+// exp in float lanes: ExpVec8.h's (0.91 ulp; both clamps: the backward's x - lse may be slightly above 0).
+TL_ALWAYS_INLINE vf vexp(vf x) { return vec8::exp8<true>(x); }
 
 // log of a sum of exps, in double lanes: x in [1, C] (the max's own term is exp(0) = 1) or NaN, which stays NaN.
 // x = 2^e * m with m in [sqrt(1/2), sqrt(2)] (split on the float's bits), log(m) = 2 atanh(s), s = (m - 1) / (m + 1),

@@ -33,7 +33,9 @@
 #include "aten/native/cpu/CrossEntropyColumns.h"
 #include "aten/native/cpu/CrossEntropyFewClasses.h"
 #include "aten/native/cpu/CrossEntropyRowsAvx512.h"
+#include "aten/native/cpu/CrossEntropyRowsVec.h"
 #include "aten/native/cpu/SoftmaxRowsAvx512.h"  // the forward's max / log-sum and weighted-sum rows (no stores)
+#include "aten/native/cpu/SoftmaxRowsVec.h"     // the same max / log-sum row without AVX-512
 #include "aten/native/cpu/StreamStore.h"         // stream_fence
 #include "aten/native/cpu/Vectorize.h"           // TL_TARGET_CLONES
 #include "generated/ops/_cross_entropy_fused.h"
@@ -116,6 +118,7 @@ template <typename T>
 T max_log_sum(const T* x, int64_t stride, int64_t n, T* log_sum) {
   if constexpr (std::is_same_v<T, float>) {
     if (stride == 1 && n > 0 && softmax_rows_avx512()) return max_log_sum_row_f32_avx512(x, n, log_sum);
+    if (stride == 1 && n > 0 && softmax_rows_vec()) return max_log_sum_row_f32_vec(x, n, log_sum);
   }
   T mx = -std::numeric_limits<T>::infinity();
   for (int64_t c = 0; c < n; ++c) mx = x[c * stride] > mx ? x[c * stride] : mx;
@@ -132,8 +135,13 @@ bool backward_row_avx512(const double*, double*, int64_t, double, double, double
 }
 bool backward_row_avx512(const float* x, float* gi, int64_t n, float lse, float lse_lo, float a, float b, const float* w,
                          int64_t t, float at_target, bool stream) {
-  if (!cross_entropy_rows_avx512()) return false;
-  cross_entropy_grad_row_f32(x, gi, n, lse, lse_lo, a, b, w, t, at_target, stream);
+  if (cross_entropy_rows_avx512()) {
+    cross_entropy_grad_row_f32(x, gi, n, lse, lse_lo, a, b, w, t, at_target, stream);
+    return true;
+  }
+  // Other CPUs: the vector-type row (no streaming stores), unless TORCHLITE_SOFTMAX_ISA=generic.
+  if (!softmax_rows_vec()) return false;
+  cross_entropy_grad_row_f32_vec(x, gi, n, lse, lse_lo, a, b, w, t, at_target);
   return true;
 }
 

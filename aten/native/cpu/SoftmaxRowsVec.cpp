@@ -4,7 +4,7 @@
 #include "aten/native/cpu/SoftmaxRowsVec.h"
 
 // The vector helpers are always inlined into the per-ISA clones, so the baseline ABI of their vector arguments (which
-// GCC warns about) never applies. (A cast between two vector types of one size reinterprets the bits.)
+// GCC warns about) never applies.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 #include <cmath>
@@ -12,48 +12,20 @@
 #include <cstring>
 #include <limits>
 
+#include "aten/native/cpu/ExpVec8.h"
 #include "aten/native/cpu/Vectorize.h"  // TL_TARGET_CLONES, TL_ALWAYS_INLINE
 
 namespace tl::native {
 
 namespace {
 
-typedef float vf __attribute__((vector_size(32)));
-typedef int32_t vi __attribute__((vector_size(32)));
-constexpr int64_t kV = 8;
-
-TL_ALWAYS_INLINE vf splat(float v) { return vf{} + v; }
-TL_ALWAYS_INLINE vf load(const float* p) {
-  vf v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-TL_ALWAYS_INLINE void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
-// The max ignores NaN (max(v, acc) keeps acc when v is NaN).
-TL_ALWAYS_INLINE vf vmax(vf v, vf acc) { return v > acc ? v : acc; }
-
-// exp(x) for x <= 0 or NaN (x - max(x)): k = round(x / ln2) through the 1.5 * 2^23 shifter, r = x - k ln2 (ln2 in
-// two floats), exp(r) = 1 + r + r^2 P(r) (ExpAvx512.h's degree-4 minimax P), times 2^k in two halves from the
-// shifter's low bits (normal floats for every k in [-150, 0]: subnormal results are right). x below -104 is clamped
-// there (the result rounds to 0); NaN passes the clamp and stays NaN.
-TL_ALWAYS_INLINE vf exp_nonpos(vf x) {
-  x = x < splat(-104.0f) ? splat(-104.0f) : x;
-  const vf t = x * splat(1.44269504088896341f) + splat(12582912.0f);
-  const vf k = t - splat(12582912.0f);
-  vf r = x - k * splat(0.693359375f);
-  r = r - k * splat(-2.12194440e-4f);
-  vf p = splat(1.381461275741458e-3f);
-  p = p * r + splat(8.368710055947304e-3f);
-  p = p * r + splat(4.166838899254799e-2f);
-  p = p * r + splat(1.666652113199234e-1f);
-  p = p * r + splat(4.999999403953552e-1f);
-  p = p * r + splat(1.0f);
-  p = p * r + splat(1.0f);
-  const vi ki = ((vi)t & 0x7fffff) - 0x400000;
-  const vi k1 = ki >> 1, k2 = ki - k1;
-  const vi b1 = (k1 + 127) << 23, b2 = (k2 + 127) << 23;
-  return p * (vf)b1 * (vf)b2;
-}
+using vec8::exp8;
+using vec8::load;
+using vec8::splat;
+using vec8::store;
+using vec8::vf;
+using vec8::vmax;
+constexpr int64_t kV = vec8::kLanes;
 
 // The last n - i (< 8) floats of a row, padded with -inf.
 TL_ALWAYS_INLINE vf load_tail(const float* p, int64_t left) {
@@ -103,7 +75,7 @@ TL_TARGET_CLONES void rows_impl(const float* x, float* y, int64_t rows, int64_t 
     const vf vm = splat(mx);
     vf s0 = vf{}, s1 = vf{}, m0 = ninf, m1 = ninf;
     auto exps = [&](int64_t i, vf v) __attribute__((always_inline)) {
-      const vf e = exp_nonpos(v - vm);
+      const vf e = exp8<false>(v - vm);
       if constexpr (!Log) store(yr + i, e);
       return e;
     };
@@ -127,7 +99,7 @@ TL_TARGET_CLONES void rows_impl(const float* x, float* y, int64_t rows, int64_t 
       i += kV;
     }
     if (i < n) {
-      const vf e = exp_nonpos(load_tail(xr + i, n - i) - vm);
+      const vf e = exp8<false>(load_tail(xr + i, n - i) - vm);
       if constexpr (!Log)
         for (int64_t j = 0; j < n - i; ++j) yr[i + j] = e[j];
       s1 += e;
@@ -163,6 +135,26 @@ bool softmax_rows_vec() {
 }
 
 void softmax_rows_f32_vec(const float* x, float* y, int64_t rows, int64_t n) { rows_impl<false>(x, y, rows, n); }
+
+namespace {
+TL_TARGET_CLONES float max_log_sum_impl(const float* x, int64_t n, float* log_sum) {
+  const float mx = row_max(x, n);
+  const vf vm = splat(mx);
+  vf s0 = vf{}, s1 = vf{};
+  int64_t i = 0;
+  for (; i + 2 * kV <= n; i += 2 * kV) {
+    s0 += exp8<false>(load(x + i) - vm);
+    s1 += exp8<false>(load(x + i + kV) - vm);
+  }
+  for (; i + kV <= n; i += kV) s0 += exp8<false>(load(x + i) - vm);
+  if (i < n) s1 += exp8<false>(load_tail(x + i, n - i) - vm);
+  // As log_softmax: a row of -inf, or one holding +inf or NaN, gives a NaN sum (inf - inf).
+  *log_sum = std::log(hsum(s0 + s1));
+  return mx;
+}
+}  // namespace
+
+float max_log_sum_row_f32_vec(const float* x, int64_t n, float* log_sum) { return max_log_sum_impl(x, n, log_sum); }
 void log_softmax_rows_f32_vec(const float* x, float* y, int64_t rows, int64_t n) { rows_impl<true>(x, y, rows, n); }
 
 }  // namespace tl::native

@@ -16,5 +16,8 @@ bool softmax_rows_vec();
 // y + r * n; y may be x).
 void softmax_rows_f32_vec(const float* x, float* y, int64_t rows, int64_t n);
 void log_softmax_rows_f32_vec(const float* x, float* y, int64_t rows, int64_t n);
+// The fused cross_entropy forward rows (CrossEntropyKernels.cpp) on these CPUs: the max of a row of n > 0 floats,
+// returned, and log(sum(exp(x - max))) in *log_sum (NaN where log_softmax is NaN).
+float max_log_sum_row_f32_vec(const float* x, int64_t n, float* log_sum);
 
 }  // namespace tl::native
