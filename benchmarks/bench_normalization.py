@@ -1,18 +1,20 @@
 """Normalization and softmax: torchlite beside PyTorch in one run (torchlite.nn.functional vs torch.nn.functional).
 
     python benchmarks/bench_normalization.py [--quick] [--only layer_norm,batch_norm] [--markdown] [--cpu-time]
+                                             [--threads 2] [--repeat 9]
 
 For each case: the forward (F.*), and the backward (autograd through F.*: the dedicated backward op for
 layer_norm and batch_norm, the ops rms_norm is composed of, _softmax_backward_data /
 _log_softmax_backward_data) with the leaves' .grad None before each call ("backward", as in a training step after
-zero_grad()) and with the gradients kept and added to ("backward, +="), float32, 2 threads. Medians of several
-repeats, the two libraries measured alternately; the ratio is torchlite's time over PyTorch's (below 1.0:
+zero_grad()) and with the gradients kept and added to ("backward, +="), float32, 2 threads (--threads). Medians of
+--repeat rounds, the two libraries measured alternately; the ratio is torchlite's time over PyTorch's (below 1.0:
 torchlite is faster). --cpu-time times the process's CPU time (both threads' work) instead of wall clock: on
 the loaded shared machine a 2-thread call waits for its descheduled thread, which CPU time does not count.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -23,7 +25,8 @@ import torchlite.nn.functional as TF
 import torch
 import torch.nn.functional as F
 
-from _timing import median_pair, use_cpu_time
+import _timing
+from _timing import median_pair
 
 
 def _cases():
@@ -92,14 +95,14 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
     ap.add_argument("--only", default="", help="comma-separated case-name prefixes")
-    ap.add_argument("--markdown", action="store_true", help="print a markdown table")
-    ap.add_argument("--cpu-time", action="store_true", help="process CPU time instead of wall clock")
+    ap.add_argument("--repeat", type=int, default=9, help="rounds per figure (the median is reported)")
+    # --threads (default 2), --cpu-time (process CPU time; with --threads 1 the calling thread's), --markdown.
+    _timing.add_run_args(ap)
     args = ap.parse_args()
-    if args.cpu_time:
-        use_cpu_time()
-    rep = 3 if args.quick else 9
-    tl.set_num_threads(2)
-    torch.set_num_threads(2)
+    _timing.apply_run_args(args, tl, torch)
+    rep = 3 if args.quick else args.repeat
+    print(f"load {os.getloadavg()[0]:.2f}; threads {args.threads}, {'CPU time' if args.cpu_time else 'wall clock'}, "
+          f"medians of {rep} rounds", flush=True)
     rows = []
     for name, (shape, fwd) in _cases().items():
         if args.only and not any(name.startswith(o) for o in args.only.split(",")):
