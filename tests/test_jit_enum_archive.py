@@ -211,7 +211,7 @@ def test_archive_names_the_classes_and_bad_entries_raise():
         "too long a path": lambda s: s.replace('enums 3 1 0 "', 'enums 3 1 999999 "'),
         "mixed member types": lambda s: s.replace('"GREEN" int 2', '"GREEN" str "2"', 1),
         "repeated member": lambda s: s.replace('"GREEN" int 2', '"RED" int 2', 1),
-        "empty class name": lambda s: s.replace('1 "__torch__.test_jit_enum_archive.Color"', '1 ""', 1),
+        "empty class name": lambda s: s.replace('1 0 "__torch__.test_jit_enum_archive.Color"', '1 0 ""', 1),
         "tensor value": lambda s: s.replace('"GREEN" int 2', '"GREEN" tensor 0', 1),
     }
     for what, edit in bad.items():
