@@ -321,3 +321,45 @@ def test_fresh_process_module_attribute_object_methods(tmp_path):
     # the object is the module's own: add() changes it, and the next call sees that (torch fails an internal assert
     # reading `m.acc` in a fresh process)
     assert r.stdout.strip() == "Object 8 [2.0, 3.0] 9 [60.0, 100.0]"
+
+
+def make_typed(lib, give):
+    A = ACC[lib.__name__]
+
+    class MaybeAcc(lib.nn.Module):
+        acc: Optional[A]
+
+        def __init__(self):
+            super().__init__()
+            self.acc = A(4) if give else None
+
+        def forward(self, x) -> int:
+            a = self.acc
+            if a is None:
+                return 0
+            a.add(x)
+            return a.n
+
+    class Accs(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.accs = [A(1), A(2)]
+
+        def forward(self, x) -> int:
+            self.accs[0].add(x)
+            return self.accs[0].n + self.accs[1].n
+    return MaybeAcc(), Accs()
+
+
+@pytest.mark.parametrize("give", [True, False])
+def test_optional_and_list_attributes_as_torch(give, tmp_path):
+    def run(lib):
+        maybe, accs = (lib.jit.script(m) for m in make_typed(lib, give))
+        x = lib.ones(2)
+        res = [maybe(x), maybe(x), None if maybe.acc is None else maybe.acc.n, accs(x), accs(x), [a.n for a in accs.accs]]
+        for i, m in enumerate((maybe, accs)):
+            path = str(tmp_path / f"{lib.__name__}{i}.pt")
+            m.save(path)
+            res.append(lib.jit.load(path)(x))
+        return res
+    _run_both(run)

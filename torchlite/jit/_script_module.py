@@ -72,7 +72,8 @@ def cpp_module(module, methods=(), attributes=None):
     if own_attrs:
         m.attributes = [(n, t, _attribute_value(module.__dict__[n], t)) for n, t in own_attrs.items()]
     elif attributes is not None:
-        m.attributes = [(n, T.ir_type(t), _attribute_value(module.__dict__[n], T.ir_type(t)))
+        from torchlite.jit._object_attributes import ir_type  # (T.ir_type; objects keep their class)
+        m.attributes = [(n, ir_type(t), _attribute_value(module.__dict__[n], T.ir_type(t)))
                         for n, t in attributes(module)]
     m.parameters = [(n, p) for n, p in module._parameters.items() if p is not None]
     m.buffers = [(n, b) for n, b in module._buffers.items() if b is not None]

@@ -75,16 +75,15 @@ def _classes_of(t, found):
 def class_modules(sigs, root=None):
     """The archive's classes (Module::classes) for compiled signatures and the object attributes of `root`'s
     modules: [ _jit.Module(class name) holding the class's methods ]."""
-    from torchlite.jit._object_attributes import _KEY
-    from torchlite.jit._script import classes
+    from torchlite.jit._object_attributes import classes_of
     found = []
     for sig in sigs:
         for t in list(sig.types) + [sig.ret]:
             _classes_of(t, found)
     if root is not None:
         for m in root.modules():
-            for cls in (m.__dict__.get(_KEY) or {}).values():
-                _classes_of(classes.object_type(cls), found)
+            for t in classes_of(m):
+                _classes_of(t, found)
     return [_class_module(cls) for cls in found]
 
 

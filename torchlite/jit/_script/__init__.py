@@ -490,7 +490,7 @@ class ScriptedModule(_TracedModule):
         original = self.__dict__.get("_traced_from")
         if original is not None and name in original.__dict__ and name != "training" and not name.startswith("_") \
                 and name not in self.__dict__:
-            if _object_attributes.class_of(original, name) is not None:
+            if _object_attributes.type_of(original, name) is not None:
                 value = _object_attributes.from_python(original, name, value)
             original.__dict__[name] = value  # the module's own attribute, which compiled code reads
             return
