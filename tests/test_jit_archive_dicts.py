@@ -3,11 +3,9 @@ the graphs keep `Dict[K, V]` types, so a loaded module takes and returns real di
 tuples and other dicts, in this process and in a fresh one; a wrong argument raises torch's error; version 4
 archives (dicts saved as `Any`) still load and keep their list form."""
 import io
-import os
 import re
 import subprocess
 import sys
-import textwrap
 import zipfile
 from typing import Dict, List, Optional, Tuple
 

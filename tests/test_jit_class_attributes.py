@@ -6,7 +6,6 @@ with the object's attributes, assigning an instance from Python replaces it (ano
 error), the module saves and loads (in this process and a fresh one) with the object's state; a global instance
 is refused with torch's errors."""
 import io
-import os
 import re
 import subprocess
 import sys
@@ -356,7 +355,8 @@ def test_optional_and_list_attributes_as_torch(give, tmp_path):
     def run(lib):
         maybe, accs = (lib.jit.script(m) for m in make_typed(lib, give))
         x = lib.ones(2)
-        res = [maybe(x), maybe(x), None if maybe.acc is None else maybe.acc.n, accs(x), accs(x), [a.n for a in accs.accs]]
+        res = [maybe(x), maybe(x), None if maybe.acc is None else maybe.acc.n, accs(x), accs(x),
+               [a.n for a in accs.accs]]
         for i, m in enumerate((maybe, accs)):
             path = str(tmp_path / f"{lib.__name__}{i}.pt")
             m.save(path)

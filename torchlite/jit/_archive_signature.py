@@ -123,7 +123,8 @@ def to_graph(v, node):
     if k == "dict":
         to_float = node[1] == ("leaf", "float")
         flat = []
-        for a, b in (v.items() if isinstance(v, dict) else ()):  # an int key of a Dict[float, V] becomes a float, as torch converts it
+        # (an int key of a Dict[float, V] becomes a float, as torch converts it)
+        for a, b in (v.items() if isinstance(v, dict) else ()):
             flat += [float(a) if to_float and type(a) is int else to_graph(a, node[1]), to_graph(b, node[2])]
         return flat
     if k == "list":
