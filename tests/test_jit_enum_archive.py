@@ -192,19 +192,26 @@ def test_archive_names_the_classes_and_bad_entries_raise():
     pick, _ = make(tl)
     data = tl.jit.script(pick).save_to_buffer()
     model = zipfile.ZipFile(io.BytesIO(data)).read("archive/model").decode()
-    assert 'enums 3 1 "__torch__.test_jit_enum_archive.Color" 2 "RED" int 1 "GREEN" int 2' in model
-    assert '2 "__torch__.test_jit_enum_archive.Mode" 2 "FAST" str "fast" "SLOW" str "slow"' in model
-    assert '-1 "__torch__.test_jit_enum_archive.Color"' in model
-    assert zipfile.ZipFile(io.BytesIO(data)).read("archive/version") == b"4\n"
+    assert 'enums 3 1 0 "__torch__.test_jit_enum_archive.Color" 2 "RED" int 1 "GREEN" int 2' in model
+    assert '2 0 "__torch__.test_jit_enum_archive.Mode" 2 "FAST" str "fast" "SLOW" str "slow"' in model
+    assert '-1 0 "__torch__.test_jit_enum_archive.Color"' in model
+    assert zipfile.ZipFile(io.BytesIO(data)).read("archive/version") == b"5\n"
     tl.jit.load(_rewrite_model(data, lambda s: s))  # rewritten by Python's zipfile, unchanged: loads
     bad = {
-        "position out of range": lambda s: s.replace('enums 3 1 "', 'enums 3 7 "'),
-        "position below the tuple elements": lambda s: s.replace('enums 3 1 "', 'enums 3 -5000 "'),
-        "repeated position": lambda s: s.replace('2 "__torch__.test_jit_enum_archive.Mode"',
-                                                 '1 "__torch__.test_jit_enum_archive.Mode"'),
+        "position out of range": lambda s: s.replace('enums 3 1 0 "', 'enums 3 7 0 "'),
+        "position below the return": lambda s: s.replace('enums 3 1 0 "', 'enums 3 -2 0 "'),
+        "repeated position": lambda s: s.replace('2 0 "__torch__.test_jit_enum_archive.Mode"',
+                                                 '1 0 "__torch__.test_jit_enum_archive.Mode"'),
+        "path into a non-container": lambda s: s.replace('enums 3 1 0 "', 'enums 3 1 1 0 "'),
+        "path to a tensor": lambda s: s.replace('enums 3 1 0 "', 'enums 3 0 0 "'),
+        "value type not the members'": lambda s: s.replace('2 0 "__torch__.test_jit_enum_archive.Mode"',
+                                                           '2 0 "__torch__.test_jit_enum_archive.Color"', 1)
+        .replace('"FAST" str "fast" "SLOW" str "slow"', '"FAST" int 1 "SLOW" int 2', 1),
+        "negative step": lambda s: s.replace('enums 3 1 0 "', 'enums 3 1 1 -1 "'),
+        "too long a path": lambda s: s.replace('enums 3 1 0 "', 'enums 3 1 999999 "'),
         "mixed member types": lambda s: s.replace('"GREEN" int 2', '"GREEN" str "2"', 1),
         "repeated member": lambda s: s.replace('"GREEN" int 2', '"RED" int 2', 1),
-        "empty class name": lambda s: s.replace('1 "__torch__.test_jit_enum_archive.Color"', '1 ""', 1),
+        "empty class name": lambda s: s.replace('1 0 "__torch__.test_jit_enum_archive.Color"', '1 0 ""', 1),
         "tensor value": lambda s: s.replace('"GREEN" int 2', '"GREEN" tensor 0', 1),
     }
     for what, edit in bad.items():
@@ -219,7 +226,7 @@ def test_version_3_archive_still_loads_on_values():
 
     def to_v3(s):
         import re
-        return re.sub(r' enums \d+( -?\d+ "[^"]*" \d+( "[^"]*" (int -?\d+|str "[^"]*"))*)*', "", s)
+        return re.sub(r' enums \d+( -?\d+ \d+( \d+)* "[^"]*" \d+( "[^"]*" (int -?\d+|str "[^"]*"))*)*', "", s)
     old = _rewrite_model(data, to_v3)
     src = zipfile.ZipFile(old)
     out = io.BytesIO()

@@ -262,7 +262,7 @@ def test_archive_version_3_and_version_2_still_read():
     buf = io.BytesIO()
     tl.jit.save(tl.jit.script(Plain()), buf)
     z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
-    assert z.read("archive/version") == b"4\n"
+    assert z.read("archive/version") == b"5\n"
     for version in (b"3\n", b"2\n"):
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w") as w:  # the same records as a version 3 or 2 writer wrote them

@@ -24,7 +24,7 @@ namespace {
 
 // 2: module attributes, method arguments and defaults; 3: named tuple types; 4: the Enum classes of
 // methods' arguments and returns (1 to 3 are still read)
-constexpr int kFormatVersion = 4;
+constexpr int kFormatVersion = 5;
 constexpr int64_t kMaxEnumTupleElements = 4096;  // an Enum position -2 - k: element k of a returned tuple
 constexpr const char* kMagic = "torchlite.jit";
 constexpr int kMaxDepth = 200;  // nesting of types, values, blocks and modules (a corrupt file could nest forever)
@@ -276,6 +276,15 @@ void write_type(TextWriter& w, const Type& t) {
       for (const auto& e : t.elems) write_type(w, *e);
       return;
     case K::Object: w.word("Object").string(t.name); return;
+    case K::Any:
+      if (t.elems.size() == 2) {  // a script dict (version 5): Dict <K> <V>; it runs as Any
+        w.word("Dict");
+        write_type(w, *t.elems[0]);
+        write_type(w, *t.elems[1]);
+        return;
+      }
+      w.word("Any");
+      return;
     default:
       for (const auto& [name, kind] : kSimpleTypes)
         if (kind == t.kind) {
@@ -295,6 +304,10 @@ TypePtr read_type(Lexer& in, int depth) {
   if (w == "List") return Type::list(read_type(in, depth + 1));
   if (w == "Optional") return Type::optional(read_type(in, depth + 1));
   if (w == "Object") return Type::object(in.string());
+  if (w == "Dict") {
+    TypePtr key = read_type(in, depth + 1);
+    return Type::dict(std::move(key), read_type(in, depth + 1));
+  }
   if (w == "Tuple") {
     size_t n = in.count();
     std::vector<TypePtr> elems;
@@ -453,8 +466,12 @@ std::vector<Tensor> read_tensors(const ZipReader& zip, Device device) {
 
 // ---- constants (node attributes) -----------------------------------------------------------
 
-void write_ivalue(TextWriter& w, const IValue& v, TensorTable& tensors) {
+// `objects`: whether a TorchScript class instance may be written (`object "<class>" <n> ("<field>" <c>)*`, in
+// module attribute values only: a graph constant never holds one), at most `depth` levels deep.
+void write_ivalue(TextWriter& w, const IValue& v, TensorTable& tensors, bool objects = false, int depth = 0) {
   using Tag = IValue::Tag;
+  TL_CHECK(depth <= kMaxDepth, "jit.save: a value nested more than ", kMaxDepth, " levels deep (an object that holds "
+           "itself?) cannot be saved");
   switch (v.tag()) {
     case Tag::None: w.word("None"); return;
     case Tag::Int: w.word("int").integer(v.toInt()); return;
@@ -470,15 +487,24 @@ void write_ivalue(TextWriter& w, const IValue& v, TensorTable& tensors) {
     case Tag::Tuple: {
       const auto& xs = v.toListRef();
       w.word(v.isList() ? "list" : "tuple").integer(static_cast<int64_t>(xs.size()));
-      for (const IValue& x : xs) write_ivalue(w, x, tensors);
+      for (const IValue& x : xs) write_ivalue(w, x, tensors, objects, depth + 1);
       return;
     }
     case Tag::Generator: TL_ERROR("jit.save: a graph with a Generator constant cannot be saved");
-    case Tag::Object: TL_ERROR("jit.save: a graph with a module object constant cannot be saved");
+    case Tag::Object: {
+      TL_CHECK(objects, "jit.save: a graph with a module object constant cannot be saved");
+      const Object& obj = *v.toObject();
+      w.word("object").string(obj.type_name).integer(static_cast<int64_t>(obj.attrs.size()));
+      for (const auto& [field, x] : obj.attrs) {
+        w.string(field);
+        write_ivalue(w, x, tensors, objects, depth + 1);
+      }
+      return;
+    }
   }
 }
 
-IValue read_ivalue(Lexer& in, const std::vector<Tensor>& tensors, int depth) {
+IValue read_ivalue(Lexer& in, const std::vector<Tensor>& tensors, int depth, bool objects = false) {
   in.depth_check(depth);
   std::string w = in.word();
   if (w == "None") return IValue();
@@ -515,8 +541,20 @@ IValue read_ivalue(Lexer& in, const std::vector<Tensor>& tensors, int depth) {
   if (w == "list" || w == "tuple") {
     size_t n = in.count();
     std::vector<IValue> xs;
-    for (size_t i = 0; i < n; ++i) xs.push_back(read_ivalue(in, tensors, depth + 1));
+    for (size_t i = 0; i < n; ++i) xs.push_back(read_ivalue(in, tensors, depth + 1, objects));
     return w == "list" ? IValue::list(std::move(xs)) : IValue::tuple(std::move(xs));
+  }
+  if (w == "object" && objects) {  // a TorchScript class instance held by a module attribute (version 5)
+    auto obj = std::make_shared<Object>(Object{in.string(), {}});
+    if (obj->type_name.empty()) in.fail("an object without a class name");
+    size_t n = in.count();
+    for (size_t i = 0; i < n; ++i) {
+      std::string field = in.string();
+      if (field.empty() || obj->attrs.count(field)) in.fail(str("bad or repeated field '", printable(field), "' of an ",
+                                                                printable(obj->type_name), " object"));
+      obj->attrs[field] = read_ivalue(in, tensors, depth + 1, objects);
+    }
+    return IValue(std::move(obj));
   }
   in.fail(str("unknown constant kind '", w, "'"));
 }
@@ -743,7 +781,9 @@ std::shared_ptr<Graph> read_graph(std::string_view text, const std::vector<Tenso
 bool fits_type(const IValue& v, const Type& t, int depth = 0) {
   using K = Type::Kind;
   using Tag = IValue::Tag;
-  if (depth > kMaxDepth || v.isObject()) return false;
+  if (depth > kMaxDepth) return false;
+  if (v.isObject()) return t.kind == K::Object ? v.toObject()->type_name == t.name
+                                                 : t.kind == K::Optional && fits_type(v, *t.elems.at(0), depth + 1);
   switch (t.kind) {
     case K::Any: return true;
     case K::Tensor: return v.isTensor();
@@ -775,6 +815,34 @@ bool fits_type(const IValue& v, const Type& t, int depth = 0) {
   return false;
 }
 
+// An Enum entry's place must exist in the method's types (its path steps through Lists, Optionals, Dicts and
+// Tuples) and hold values of its members' type (int, float or str; an Optional of one).
+void check_enum_site(Lexer& in, const std::string& name, const Method& method, const Method::EnumClass& e) {
+  using K = Type::Kind;
+  const Graph& g = *method.graph;
+  const size_t first = method.takes_self ? 1 : 0;
+  const Type* t = nullptr;
+  if (e.position >= 0 && first + static_cast<size_t>(e.position) < g.inputs().size())
+    t = g.inputs()[first + e.position]->type().get();
+  else if (e.position == -1 && g.outputs().size() == 1)
+    t = g.outputs()[0]->type().get();
+  for (int64_t step : e.path) {
+    if (t == nullptr) break;
+    const bool container = t->kind == K::List || t->kind == K::Optional || t->kind == K::Tuple ||
+                           (t->kind == K::Any && t->elems.size() == 2);
+    t = container && step >= 0 && static_cast<size_t>(step) < t->elems.size() ? t->elems[step].get() : nullptr;
+  }
+  if (t != nullptr && t->kind == K::Optional) t = t->elems[0].get();
+  bool fits = t != nullptr && (t->kind == K::Int || t->kind == K::Float || t->kind == K::Str);
+  if (fits && !e.members.empty()) {
+    const IValue::Tag tag = e.members.front().second.tag();
+    fits = (t->kind == K::Int && tag == IValue::Tag::Int) || (t->kind == K::Float && tag == IValue::Tag::Double) ||
+           (t->kind == K::Str && tag == IValue::Tag::String);
+  }
+  if (!fits) in.fail(str("method ", name, ": Enum ", e.qualname, " names a place of its types that holds no values "
+                         "of its members' type"));
+}
+
 void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::string& path, TensorTable& tensors,
                   int indent) {
   w.word("module").string(m.type_name).word("training").integer(m.training);
@@ -797,7 +865,7 @@ void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::str
              ", not a value of its type ", a.type->str());
     w.line(indent + 4).string(a.name);
     write_type(w, *a.type);
-    write_ivalue(w, a.value, tensors);
+    write_ivalue(w, a.value, tensors, true);
   }
   w.line(indent + 2).word("methods").integer(static_cast<int64_t>(m.methods.size()));
   for (const auto& [name, method] : m.methods) {
@@ -814,7 +882,9 @@ void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::str
     }
     w.word("enums").integer(static_cast<int64_t>(method.enums.size()));
     for (const Method::EnumClass& e : method.enums) {
-      w.integer(e.position).string(e.qualname).integer(static_cast<int64_t>(e.members.size()));
+      w.integer(e.position).integer(static_cast<int64_t>(e.path.size()));
+      for (int64_t step : e.path) w.integer(step);
+      w.string(e.qualname).integer(static_cast<int64_t>(e.members.size()));
       for (const auto& [member, value] : e.members) {
         TL_CHECK(enum_value(value), "jit.save: Enum ", e.qualname, " member ",
                  member, " has a value of type ", value.tag_name(), " (int, float or str only)");
@@ -873,7 +943,7 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
       Attribute a;
       a.name = attr_name();
       a.type = read_type(in, depth + 1);
-      a.value = read_ivalue(in, tensors, depth + 1);
+      a.value = read_ivalue(in, tensors, depth + 1, version >= 5);
       if (!fits_type(a.value, *a.type))
         in.fail(str("attribute ", a.name, " holds a ", a.value.tag_name(), ", not a value of its type ", a.type->str()));
       m->attributes.push_back(std::move(a));
@@ -910,12 +980,20 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
     if (version >= 4) {
       in.expect("enums");
       size_t n_enums = in.count();
-      std::set<int64_t> seen;
+      std::set<std::pair<int64_t, std::vector<int64_t>>> seen;
       for (size_t k = 0; k < n_enums; ++k) {
         Method::EnumClass e;
         e.position = in.integer();
-        if (e.position < -2 - kMaxEnumTupleElements || e.position >= static_cast<int64_t>(method.arg_names.size()) ||
-            !seen.insert(e.position).second)
+        if (version >= 5) {
+          size_t n_steps = in.count();
+          if (n_steps > static_cast<size_t>(kMaxDepth)) in.fail(str("method ", name, ": an Enum path nested too deeply"));
+          for (size_t j = 0; j < n_steps; ++j) e.path.push_back(in.integer());
+        } else if (e.position < -1 && e.position >= -2 - kMaxEnumTupleElements) {  // version 4's tuple elements
+          e.path = {-2 - e.position};
+          e.position = -1;
+        }
+        if (e.position < -1 || e.position >= static_cast<int64_t>(method.arg_names.size()) ||
+            !seen.insert({e.position, e.path}).second)
           in.fail(str("method ", name, ": bad or repeated Enum position ", e.position));
         e.qualname = in.string();
         if (e.qualname.empty()) in.fail(str("method ", name, ": an Enum class without a name"));
@@ -931,6 +1009,7 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
             in.fail(str("method ", name, ": bad member '", member, "' of Enum ", e.qualname));
           e.members.emplace_back(std::move(member), std::move(value));
         }
+        check_enum_site(in, name, method, e);
         method.enums.push_back(std::move(e));
       }
     }
@@ -1113,6 +1192,16 @@ void save_module(const Module& m, ZipSink& sink, const std::map<std::string, std
   TextWriter w;
   write_module(w, zip, m, "", tensors, 0);
   zip.add("model", w.take());
+  if (!m.classes.empty()) {  // classes <n> (module ... end)*: each class's methods, graphs under code/__class<i>
+    TextWriter c;
+    c.word("classes").integer(static_cast<int64_t>(m.classes.size()));
+    for (size_t i = 0; i < m.classes.size(); ++i) {
+      TL_CHECK(m.classes[i] != nullptr, "jit.save: class ", i, " is null");
+      c.line(2);
+      write_module(c, zip, *m.classes[i], "__class" + std::to_string(i), tensors, 2);
+    }
+    zip.add("classes", c.take());
+  }
   write_tensors(zip, tensors.tensors());
   for (const auto& [name, data] : extra_files) {
     TL_CHECK(!name.empty() && name.find("..") == std::string::npos, "jit.save: bad extra file name '", name, "'");
@@ -1148,7 +1237,7 @@ Loaded load_module(std::shared_ptr<const ZipSource> source, std::optional<Device
   TL_CHECK(zip.get("format") == std::string(kMagic) + "\n", "jit.load: ", what,
            " is not a torchlite.jit archive (unknown 'format' record)");
   std::string version(zip.has("version") ? zip.get("version") : "");
-  TL_CHECK(version == "1\n" || version == "2\n" || version == "3\n" || version == std::to_string(kFormatVersion) + "\n",
+  TL_CHECK(version == "1\n" || version == "2\n" || version == "3\n" || version == "4\n" || version == std::to_string(kFormatVersion) + "\n",
            "jit.load: ", what,
            " has archive version '", printable(version.substr(0, 16)), "'; this build reads versions 1 to ",
            kFormatVersion);
@@ -1159,6 +1248,24 @@ Loaded load_module(std::shared_ptr<const ZipSource> source, std::optional<Device
   Loaded out;
   out.module = read_module(in, zip, tensors, 0, std::stoi(version));
   if (!in.at_end()) in.fail("unexpected data after the module");
+  if (std::stoi(version) >= 5 && zip.has("classes")) {
+    Lexer classes(zip.get("classes"), "classes");
+    classes.expect("classes");
+    size_t n = classes.count();
+    std::set<std::string> names;
+    for (size_t i = 0; i < n; ++i) {
+      auto c = read_module(classes, zip, tensors, 1, std::stoi(version));
+      if (c->type_name.empty() || !names.insert(c->type_name).second)
+        classes.fail(str("bad or repeated class name '", c->type_name, "'"));
+      // A class's methods take the object as self: no parameters, buffers or submodules of its own.
+      if (!c->parameters.empty() || !c->buffers.empty() || !c->submodules.empty() || !c->attributes.empty())
+        classes.fail(str("class ", c->type_name, " has module state"));
+      for (const auto& [name, method] : c->methods)
+        if (!method.takes_self) classes.fail(str("method ", name, " of class ", c->type_name, " does not take self"));
+      out.module->classes.push_back(std::move(c));
+    }
+    if (!classes.at_end()) classes.fail("unexpected data after the classes");
+  }
   for (const std::string& name : zip.names())
     if (name.rfind("extra/", 0) == 0) out.extra_files[name.substr(6)] = std::string(zip.get(name));
   return out;

@@ -27,11 +27,14 @@ struct Method {
   std::vector<std::string> arg_names;
   std::vector<std::optional<IValue>> defaults;
   // The Enum classes of a scripted method's arguments and return (members run as their values in the
-  // graph): where (an argument's index after self, -1 for the return, -2 - k for element k of a returned
-  // tuple), the class's qualified name
-  // and its members' names and values, so that Python can give and take members (format version 4).
+  // graph): where (an argument's index after self, or -1 for the return; then `path`, the steps from that
+  // type down to the Enum's place inside containers: the element of a List or Optional is 0, a Dict's key
+  // 0 and value 1, a Tuple's element k is k), the class's qualified name and its members' names and
+  // values, so that Python can give and take members (format version 4; paths since version 5, where
+  // version 4 wrote element k of a returned tuple as position -2 - k, read as -1 with path {k}).
   struct EnumClass {
     int64_t position;
+    std::vector<int64_t> path;
     std::string qualname;
     std::vector<std::pair<std::string, IValue>> members;
   };
@@ -57,6 +60,11 @@ struct Module {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> submodules;
   std::vector<std::pair<std::string, Method>> methods;
   std::vector<Attribute> attributes;
+  // The root's only (format version 5, record `classes`): the TorchScript classes whose instances its methods
+  // take, return or hold, each as a Module whose type_name is the class's and whose methods are the class's
+  // methods compiled with the object as `self`, so a process that never scripted the class can call them on
+  // the objects it gets (torch's ScriptObject methods).
+  std::vector<std::shared_ptr<Module>> classes;
 
   // The attributes as prim::GetAttr reads them (parameters, buffers, attributes and submodules,
   // recursively).

@@ -38,8 +38,9 @@ struct Type {
   static TypePtr optional(TypePtr elem);
   static TypePtr tuple(std::vector<TypePtr> elems);
   static TypePtr object(std::string name);
-  // A script dict's type, printed `Dict(K, V)` as torch.jit's. To the interpreter and the archive format it is
-  // `Any` (kind Any: a dict runs as a list of alternating keys and values), so it saves and loads as Any.
+  // A script dict's type, printed `Dict(K, V)` as torch.jit's. To the interpreter it is `Any` (kind Any with
+  // the two element types: a dict runs as a list of alternating keys and values); archives keep it as
+  // `Dict <K> <V>` (format version 5), so a loaded module's Python call can convert dicts.
   static TypePtr dict(TypePtr key, TypePtr value);
   // A typing.NamedTuple's type: a tuple whose elements have names (`NamedTuple(x : Tensor, y : int)`).
   static TypePtr named_tuple(std::string name, std::vector<std::string> fields, std::vector<TypePtr> elems);

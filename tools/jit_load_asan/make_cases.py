@@ -13,7 +13,7 @@ import re
 import sys
 import zipfile
 from pathlib import Path
-from typing import NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import torchlite as tl  # noqa: E402
@@ -87,7 +87,23 @@ class Enums(tl.nn.Module):
         return x, c
 
 
+class Version5(tl.nn.Module):
+    """Format version 5: a class instance held by an attribute (an `object` constant, the `classes` record with its
+    methods), a dict type and Enum places inside containers."""
+
+    def __init__(self):
+        super().__init__()
+        self.acc = Acc(tl.ones(2))
+
+    def forward(self, x, d: Dict[str, List[Color]]) -> Tuple[tl.Tensor, Dict[str, List[Color]]]:
+        self.acc.add(x)
+        d["seen"] = [Color.GREEN]
+        return self.acc.total * self.acc.n, d
+
+
 def _archive(name):
+    if name == "v5":
+        return tl.jit.script(Version5())
     if name == "enums":
         return tl.jit.script(Enums())
     if name == "stateful":
@@ -119,7 +135,7 @@ def main(out, count):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(0)
-    for name in ["mlp", "cnn", "lstm", "stateful", "typed", "enums"]:
+    for name in ["mlp", "cnn", "lstm", "stateful", "typed", "enums", "v5"]:
         buf = io.BytesIO()
         module = _archive(name)
         _zip64_cases(out, name, module, rng, count // 5)
@@ -128,7 +144,7 @@ def main(out, count):
         (out / f"{name}_ok.pt").write_bytes(data)
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             records = {k: z.read(k) for k in z.namelist()}
-        texts = [k for k in records if k.endswith((".graph", "model", "tensors"))]
+        texts = [k for k in records if k.endswith((".graph", "model", "tensors", "classes"))]
         for i in range(count):
             record = rng.choice(texts)
             tokens = re.split(rb"(\s+)", records[record])

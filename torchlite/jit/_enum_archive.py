@@ -1,7 +1,8 @@
-"""Enum members crossing a saved archive (format version 4). A scripted graph runs a member as its value;
-the archive names, per method, the Enum class of each argument and of the return (qualified name, member
-names and values; also the elements of a returned tuple: aten/jit/Serialization.h, Method::EnumClass), so a loaded module converts as the scripted
-one did, and as torch.jit.load's does:
+"""Enum members crossing a saved archive (format version 4; inside containers since version 5). A scripted graph
+runs a member as its value; the archive names, per method, each Enum class in the types of its arguments and of
+its return (where: the argument and the path through its containers; the qualified name, member names and
+values: aten/jit/Serialization.h, Method::EnumClass), so a loaded module converts as the scripted one did, and as
+torch.jit.load's does (the conversion itself: _archive_signature.py):
 
 - an argument must be an Enum member (torch reads any member's value; an int raises torch's "Expected a
   value of type 'Enum<__torch__.Color>' for argument 'c' but instead found type 'int'.");
@@ -15,27 +16,27 @@ import enum
 import sys
 
 
-def _enum_of(t):
-    """The Enum class of a static type (Enum or Optional[Enum]), or None."""
+def _sites(t, path=()):
+    """(path, Enum class) of each Enum inside a static type: the steps through Optional (0), List (0), Dict (0 the
+    key, 1 the value) and Tuple (k) to it."""
     if t is None:
-        return None
-    if t.kind == "Optional" and t.elems:
-        t = t.elems[0]
-    return t.cls if t.kind == "Enum" else None
+        return []
+    if t.kind == "Enum":
+        return [(path, t.cls)]
+    if t.kind in ("Optional", "List", "Dict", "Tuple"):
+        return [s for i, e in enumerate(t.elems) for s in _sites(e, path + (i,))]
+    return []
 
 
 def enum_table(sig):
-    """Method.enums of a compiled signature: [(position, qualified name, [(member, value)])]."""
+    """Method.enums of a compiled signature: [(position, path, qualified name, [(member, value)])], position the
+    argument's index (-1: the return)."""
     from torchlite.jit._script.types import class_name
 
-    where = list(enumerate(sig.types)) + [(-1, sig.ret)]
-    if sig.ret is not None and sig.ret.kind == "Tuple":  # element k of a returned tuple: -2 - k
-        where += [(-2 - k, e) for k, e in enumerate(sig.ret.elems)]
     out = []
-    for pos, t in where:
-        cls = _enum_of(t)
-        if cls is not None:
-            out.append((pos, class_name(cls), [(m.name, m.value) for m in cls]))
+    for pos, t in list(enumerate(sig.types)) + [(-1, sig.ret)]:
+        for path, cls in _sites(t):
+            out.append((pos, list(path), class_name(cls), [(m.name, m.value) for m in cls]))
     return out
 
 
@@ -55,56 +56,3 @@ def find_class(qualname, members):
                 [tuple(m) for m in members]:
             return obj
     return None
-
-
-class Converter:
-    """Per method: members in, members out."""
-
-    def __init__(self, method, name):
-        self.name = name
-        self.arg_names = list(method.arg_names)
-        self.args = {}
-        self.ret = None
-        self.elems = {}  # element k of a returned tuple -> (qualname, members)
-        for pos, qualname, members in method.enums:
-            if pos == -1:
-                self.ret = (qualname, members)
-            elif pos < -1:
-                self.elems[-2 - pos] = (qualname, members)
-            else:
-                self.args[pos] = qualname
-
-    def _value(self, v, pos):
-        if v is None or isinstance(v, enum.Enum):
-            return None if v is None else v.value
-        found = "Tensor" if type(v).__name__ == "Tensor" else type(v).__name__
-        raise RuntimeError(f"{self.name}() Expected a value of type 'Enum<{self.args[pos]}>' for argument "
-                           f"'{self.arg_names[pos]}' but instead found type '{found}'.")
-
-    def inputs(self, args, kwargs):
-        args = list(args)
-        for pos in self.args:
-            if pos < len(args):
-                args[pos] = self._value(args[pos], pos)
-            elif kwargs and pos < len(self.arg_names) and self.arg_names[pos] in kwargs:
-                kwargs = dict(kwargs)
-                kwargs[self.arg_names[pos]] = self._value(kwargs[self.arg_names[pos]], pos)
-        return tuple(args), kwargs
-
-    @staticmethod
-    def _member(value, spec):
-        if value is None:
-            return None
-        qualname, members = spec
-        cls = find_class(qualname, members)
-        if cls is None:
-            raise RuntimeError(f"Unknown reference to ScriptClass {qualname}. (Did you forget to import it?)")
-        return cls(value)
-
-    def output(self, value):
-        if self.ret is not None:
-            return self._member(value, self.ret)
-        if self.elems and isinstance(value, tuple):
-            items = [self._member(v, self.elems[k]) if k in self.elems else v for k, v in enumerate(value)]
-            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-        return value

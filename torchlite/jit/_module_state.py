@@ -47,7 +47,10 @@ class StateSync:
             written |= setattr_targets(g)
         self.buffers = []
         for path, name in sorted(written - known):
-            owner = _owner(root, path)
+            try:
+                owner = _owner(root, path)
+            except KeyError:  # a field of a TorchScript class instance held by an attribute: the object holds it
+                continue
             if name in owner._buffers:
                 self.buffers.append((owner, path, name, owner._buffers))
             elif name in owner._parameters:  # as torch 2.13: the slot stays a parameter's, holding what was assigned

@@ -41,7 +41,9 @@ class FunctionArchive:
         sig = getattr(self, "_sig", None)  # a scripted function's: names and defaults are saved too
         if sig is not None:
             from torchlite.jit._script import _method
+            from torchlite.jit._script_object import class_modules
             m.methods = [("forward", _method(self.graph, sig, takes_self=False))]
+            m.classes = class_modules([sig])
         else:
             m.methods = [("forward", _jit.Method(self.graph, False))]
         return m
@@ -70,7 +72,8 @@ def cpp_module(module, methods=(), attributes=None):
     if own_attrs:
         m.attributes = [(n, t, _attribute_value(module.__dict__[n], t)) for n, t in own_attrs.items()]
     elif attributes is not None:
-        m.attributes = [(n, T.ir_type(t), _attribute_value(module.__dict__[n], T.ir_type(t)))
+        from torchlite.jit._object_attributes import ir_type  # (T.ir_type; objects keep their class)
+        m.attributes = [(n, ir_type(t), _attribute_value(module.__dict__[n], T.ir_type(t)))
                         for n, t in attributes(module)]
     m.parameters = [(n, p) for n, p in module._parameters.items() if p is not None]
     m.buffers = [(n, b) for n, b in module._buffers.items() if b is not None]
@@ -128,10 +131,11 @@ class RecursiveScriptModule(ScriptModule):
         self.__dict__["_methods"] = dict(cpp.methods)
         forward = self._methods.get("forward")  # read once: pybind attribute reads cost per call
         # (the fast call is for graphs whose arguments and result need no conversion: n_args -1 otherwise)
+        from torchlite.jit._archive_signature import Signature
+        self.__dict__["_signatures"] = {name: Signature.of(meth, name) for name, meth in self._methods.items()}
         self.__dict__["_forward"] = None if forward is None else (
             forward.graph, forward.takes_self,
-            -1 if forward.enums else len(forward.graph.inputs()) - forward.takes_self)
-        self.__dict__["_enum_converters"] = {}
+            -1 if self._signatures["forward"] is not None else len(forward.graph.inputs()) - forward.takes_self)
         self.training = cpp.training
         for name, t in cpp.parameters:
             self._parameters[name] = _tl.nn.Parameter(t, requires_grad=t.requires_grad)
@@ -149,6 +153,11 @@ class RecursiveScriptModule(ScriptModule):
         for name, _, value in attrs:
             self.__dict__[name] = value
         self.__dict__["_sync"] = None  # made at the first call (the whole tree is built by then)
+        # TorchScript classes' methods the archive carries: callable on the objects Python gets (_script_object.py)
+        self.__dict__["_jit_classes"] = list(cpp.classes)
+        if self._jit_classes:
+            from torchlite.jit import _script_object
+            _script_object.register(self._jit_classes)
 
     def _state(self):
         sync = self.__dict__["_sync"]
@@ -249,13 +258,10 @@ class RecursiveScriptModule(ScriptModule):
         super().__setattr__(name, value)
 
     def _run(self, method, args, kwargs=None, name="forward"):
-        enums = self.__dict__.setdefault("_enum_converters", {}).get(name)
-        if enums is None:
-            from torchlite.jit._enum_archive import Converter
-            enums = self.__dict__["_enum_converters"][name] = Converter(method, name) if method.enums else False
-        if enums:
-            args, kwargs = enums.inputs(args, kwargs)
-            return enums.output(self._run_graph(method, args, kwargs, name))
+        sig = self.__dict__["_signatures"].get(name)  # dicts and Enum members in the arguments or the return
+        if sig is not None:
+            args, kwargs = sig.inputs(args, kwargs)
+            return sig.output(self._run_graph(method, args, kwargs, name))
         return self._run_graph(method, args, kwargs, name)
 
     def _run_graph(self, method, args, kwargs, name):
@@ -283,7 +289,9 @@ class RecursiveScriptModule(ScriptModule):
         return self._graph_call(graph, inputs, takes_self)
 
     def _cpp_module(self):
-        return cpp_module(self)
+        m = cpp_module(self)
+        m.classes = self.__dict__["_jit_classes"]
+        return m
 
     def _get_name(self):
         return "RecursiveScriptModule"

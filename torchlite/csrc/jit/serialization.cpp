@@ -113,23 +113,23 @@ void bind_serialization(py::module_& m) {
         for (const Method::EnumClass& e : method.enums) {
           py::list members;
           for (const auto& [name, value] : e.members) members.append(py::make_tuple(name, jit::to_py(value)));
-          out.append(py::make_tuple(e.position, e.qualname, members));
+          out.append(py::make_tuple(e.position, e.path, e.qualname, members));
         }
         return out;
       }, [](Method& method, const py::sequence& enums) {
         std::vector<Method::EnumClass> out;
         for (py::handle item : enums) {
           auto t = item.cast<py::tuple>();
-          Method::EnumClass e{t[0].cast<int64_t>(), t[1].cast<std::string>(), {}};
-          for (py::handle m : t[2].cast<py::sequence>()) {
+          Method::EnumClass e{t[0].cast<int64_t>(), t[1].cast<std::vector<int64_t>>(), t[2].cast<std::string>(), {}};
+          for (py::handle m : t[3].cast<py::sequence>()) {
             auto pair = m.cast<py::tuple>();
             e.members.emplace_back(pair[0].cast<std::string>(), jit::to_ivalue(pair[1]));
           }
           out.push_back(std::move(e));
         }
         method.enums = std::move(out);
-      }, "[(position, qualified name, [(member, value)])]: the Enum classes of the arguments (index after self) "
-         "and the return (-1)")
+      }, "[(position, path, qualified name, [(member, value)])]: the Enum classes of the arguments (index after "
+         "self) and the return (-1), `path` the steps to the Enum inside containers (docs/jit.md)")
       .def_property_readonly("defaults", [](const Method& method) {
         py::list out;
         for (const auto& d : method.defaults)
@@ -166,6 +166,8 @@ void bind_serialization(py::module_& m) {
         }
         mod.attributes = std::move(out);
       }, "[(name, Type, value)]: the attributes compiled code reads and assigns at run time")
+      .def_readwrite("classes", &Module::classes, "The root's TorchScript classes: Modules named after each class, "
+                     "holding its methods compiled with the object as self (format version 5)")
       .def("object", &Module::object)
       .def("attr", [](const Module& mod, const std::string& name) { return jit::to_py(mod.attr(name)); })
       .def("setattr", [](Module& mod, const std::string& name, py::handle v) { mod.setattr(name, jit::to_ivalue(v)); })

@@ -88,17 +88,28 @@ def _matches(value, t) -> bool:
         return isinstance(value, (list, tuple)) and all(_matches(v, t.elems[0]) for v in value)
     if k == "Tuple":
         return isinstance(value, tuple) and len(value) == len(t.elems) and all(map(_matches, value, t.elems))
-    if k == "Dict":
-        return isinstance(value, dict) and all(_matches(v, t.elems[1]) for v in value.values())
-    return True
+    if k == "Dict":  # (an empty list is taken for an empty dict, as torch takes it)
+        return isinstance(value, dict) and all(_matches(a, t.elems[0]) and _matches(v, t.elems[1])
+                                               for a, v in value.items()) or (type(value) is list and not value)
+    check = _LEAF_CHECKS.get(k)
+    return check is None or check(value)
 
 
-def _py_type_str(t) -> str:
-    """A static type as torch's argument errors write it (List[__torch__.Acc], Optional[...])."""
+# inside containers, as torch checks them: an int (a bool too) is taken for an int, a float or a bool
+_LEAF_CHECKS = {"Tensor": lambda v: isinstance(v, _tl.Tensor), "int": lambda v: isinstance(v, int),
+                "float": lambda v: isinstance(v, (int, float)), "bool": lambda v: isinstance(v, int),
+                "str": lambda v: isinstance(v, str)}
+
+
+def _py_type_str(t, top=True) -> str:
+    """A static type as torch's argument errors write it (List[__torch__.Acc], Optional[...]; an Enum is
+    `Enum<__torch__.Color>` alone, `__torch__.Color` inside a container)."""
     if t.kind == "Optional":
-        return f"Optional[{_py_type_str(t.elems[0])}]"
+        return f"Optional[{_py_type_str(t.elems[0], False)}]"
     if t.kind in ("List", "Dict") or (t.kind == "Tuple" and t.cls is None):
-        return f"{t.kind}[{', '.join(_py_type_str(e) for e in t.elems)}]"
+        return f"{t.kind}[{', '.join(_py_type_str(e, False) for e in t.elems)}]"
+    if t.kind == "Enum" and not top:
+        return T.class_name(t.cls)
     return repr(t)
 
 
@@ -120,6 +131,8 @@ def _object_out(value, t):
 def _to_input(value, t):
     if t is None:
         return value
+    if t.kind == "float" and type(value) is int:  # (an int inside a container for a float: a float, as torch)
+        return float(value)
     if t.kind == "Enum" and isinstance(value, t.cls):
         return value.value
     if t.kind == "Dict" and isinstance(value, dict):
@@ -352,6 +365,7 @@ def _script_module(module):
 
 
 from torchlite.jit._enum_archive import enum_table  # noqa: E402
+from torchlite.jit import _object_attributes  # noqa: E402
 from torchlite.jit._script_copy import script_copy  # noqa: E402
 from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
 
@@ -364,6 +378,7 @@ class ScriptedModule(_TracedModule):
 
     def __init__(self, module):
         super().__init__(script_copy(module), None)
+        _object_attributes.convert_tree(self._traced_from)  # instances of script classes held by attributes
         self.__dict__["_compiled_by_mode"] = {}
         self.__dict__["_attrs"] = AttributeState()  # the attributes compiled code assigns, over all modes
         self.__dict__["graph"] = None
@@ -382,6 +397,7 @@ class ScriptedModule(_TracedModule):
                     attrs.prescan(m, [getattr(type(m), name) for name in _methods_of(m)
                                       if name != "forward" or inspect.getattr_static(type(m), "forward", None)
                                       is not _tl.nn.Module.forward])
+        _object_attributes.register(module, attrs)
         known = len(attrs.types)
         key = concrete_type.key_of(module, attrs)
         found = concrete_type.lookup(key, module, attrs)  # another instance of this concrete type compiled them
@@ -466,13 +482,16 @@ class ScriptedModule(_TracedModule):
             return method
         original = self.__dict__.get("_traced_from")
         if original is not None and name in original.__dict__ and not name.startswith("_"):
-            return original.__dict__[name]  # a plain attribute of the module (`scripted.count`), shared
+            # a plain attribute of the module (`scripted.count`), shared; an object as a new instance of its class
+            return _object_attributes.to_python(original, name, original.__dict__[name])
         return super().__getattr__(name)
 
     def __setattr__(self, name, value):
         original = self.__dict__.get("_traced_from")
         if original is not None and name in original.__dict__ and name != "training" and not name.startswith("_") \
                 and name not in self.__dict__:
+            if _object_attributes.type_of(original, name) is not None:
+                value = _object_attributes.from_python(original, name, value)
             original.__dict__[name] = value  # the module's own attribute, which compiled code reads
             return
         super().__setattr__(name, value)
@@ -483,6 +502,9 @@ class ScriptedModule(_TracedModule):
         attrs = self.__dict__["_attrs"]
         m = cpp_module(self._traced_from, methods, attributes=lambda mod: attrs.of_module(mod))
         m.training = self.training
+        from torchlite.jit._script_object import class_modules  # the classes' methods, for a fresh process
+        m.classes = class_modules([sig for name, (_, sig) in ((n, c) for n, c in self._compiled().items()
+                                                               if not n.startswith("$"))], self._traced_from)
         return m
 
     def _get_name(self):

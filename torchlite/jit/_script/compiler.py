@@ -138,6 +138,10 @@ class Compiler:
             if isinstance(c, _tl.Tensor) and c.requires_grad:
                 raise self.error(node, "Cannot insert a Tensor that requires grad as a constant. Consider making "
                                        "it a parameter or input, or detaching the gradient")
+            if classes.is_script_class(type(c)):  # torch's words for a global instance of a script class
+                raise self.error(node, f"python value of type '{type(c).__name__}' cannot be used as a value. Perhaps "
+                                       "it is a closed over global variable? If so, please consider passing it in as "
+                                       "an argument or use a local variable instead.")
             try:
                 v = self.constant(c)
             except Exception:
@@ -869,10 +873,8 @@ class Compiler:
             return SV(None, const=v)
         if isinstance(v, _tl.nn.Module):
             raise self.error(node, "modules are only reachable as attributes of self")
-        if classes.is_script_class(type(v)):  # torch reads such a module attribute at run time; not done here
-            raise self.error(node, f"an instance of TorchScript class {type(v).__qualname__} met at compile time (a "
-                                   "module attribute or a global): torchlite passes instances only as arguments, "
-                                   "results and attributes of other instances")
+        if classes.is_script_class(type(v)):  # a global instance: torch refuses it (attribute() and value() say how)
+            return SV(None, const=v)
         if callable(v) and not isinstance(v, _tl.Tensor):
             return SV(None, fn=v)
         t = T.of_value(v)
@@ -1513,6 +1515,8 @@ class Compiler:
     def attribute(self, base, name, node):
         if base.module is not None:
             return self.getattr_module(base, name, node)
+        if base.is_const and classes.is_script_class(type(base.const)):  # a global instance, refused as torch does
+            raise self.error(node, f"attribute lookup is not defined on python value of type '{type(base.const).__name__}'")
         if base.is_const and base.type is None or (base.is_const and isinstance(base.const, (pytypes.ModuleType, type))):
             if classes.is_script_class(base.const):
                 return self.class_attribute(base.const, name, node)
