@@ -11,6 +11,7 @@
 #include "aten/core/Warning.h"
 #include "aten/autograd/GradMode.h"
 #include "aten/jit/IR.h"
+#include "aten/jit/ScriptPrims.h"
 
 namespace tl::jit {
 namespace {
@@ -552,6 +553,7 @@ const PrimOp kPrims[] = {
     {"prim::RaiseException", raise, kPrimEffect, kOptionalOne, 0},
     {"prim::SetAttr", set_attr, kPrimWritesFirst | kPrimEffect, 2, 0}, {"prim::unchecked_cast", unchecked_cast, 0, 1, 1},
     {"prim::CreateObject", create_object, kPrimEffect, 0, 1},
+    {"prim::isinstance", isinstance_op, 0, 1, 1}, {"prim::str_method", str_method, 0, kAnyCount, 1},
 };
 
 }  // namespace

@@ -41,6 +41,9 @@ struct Type {
   // A script dict's type, printed `Dict(K, V)` as torch.jit's. To the interpreter and the archive format it is
   // `Any` (kind Any: a dict runs as a list of alternating keys and values), so it saves and loads as Any.
   static TypePtr dict(TypePtr key, TypePtr value);
+  // A script Union's type, printed `Union(Tensor, int)` as torch.jit's (members in the compiler's order). Like a
+  // dict's, it is `Any` to the interpreter and the archive format (prim::isinstance tests a value's members).
+  static TypePtr union_of(std::vector<TypePtr> members);
   // A typing.NamedTuple's type: a tuple whose elements have names (`NamedTuple(x : Tensor, y : int)`).
   static TypePtr named_tuple(std::string name, std::vector<std::string> fields, std::vector<TypePtr> elems);
   // A schema type string: "Tensor", "int[2]", "Scalar?", "Tensor?[]".
