@@ -89,3 +89,29 @@ def test_errors_as_torch(body, msg):
     e_ours, e_theirs = errors(f"def f(s: str):\n    {body}\n")
     assert e_theirs is not None and msg in str(e_theirs), e_theirs
     assert isinstance(e_ours, RuntimeError) and msg in str(e_ours), e_ours
+
+
+def test_for_over_a_str_and_number_parsing():
+    src = """
+def f(s: str) -> List[str]:
+    out: List[str] = []
+    for c in s:
+        if c.isdigit():
+            out.append(str(int(c) * 2))
+        else:
+            out.append(c)
+    out.append(str(float("1.5") + int("12")))
+    return out
+"""
+    ours, theirs = both(src)
+    for s in ("a1b2", "", "99"):
+        assert ours(s) == theirs(s)
+
+
+def test_int_of_a_bad_str_raises():
+    ours, theirs = both("def f(s: str) -> int:\n    return int(s)\n")
+    assert ours("-17") == theirs("-17") == -17
+    with pytest.raises(RuntimeError):
+        theirs("1x")
+    with pytest.raises(RuntimeError, match="invalid literal for int"):
+        ours("1x")

@@ -97,7 +97,10 @@ Outs neg(Stack& s, const Node&) {
 
 // Comparison of numbers (int and float mixed), strings, bools.
 int compare(const char* op, const IValue& a, const IValue& b) {
-  if (a.tag() == Tag::String && b.tag() == Tag::String) return a.toStringRef().compare(b.toStringRef());
+  if (a.tag() == Tag::String && b.tag() == Tag::String) {  // std::string::compare's sign only (it may return 25)
+    const int c = a.toStringRef().compare(b.toStringRef());
+    return (c > 0) - (c < 0);
+  }
   need_nums(op, a, b);
   if (is_int(a) && is_int(b)) return a.toInt() < b.toInt() ? -1 : a.toInt() > b.toInt();
   double x = a.toDouble(), y = b.toDouble();

@@ -20,7 +20,7 @@ using Outs = std::vector<IValue>;
 const char* const kWhitespace = " \n\t\f\v";
 
 const std::string& str_at(const Stack& s, size_t i, const std::string& fn) {
-  TL_CHECK_TYPE(i < s.size() && s[i].tag() == Tag::String, fn, "(): expected a str argument");
+  TL_CHECK(i < s.size() && s[i].tag() == Tag::String, fn, "(): expected a str argument");
   return s[i].toStringRef();
 }
 
@@ -56,7 +56,7 @@ std::vector<std::string> split_whitespace(const std::string& str, int64_t max) {
 }
 
 std::vector<std::string> split_sep(const std::string& str, const std::string& sep, int64_t max) {
-  TL_CHECK_VALUE(!sep.empty(), "ValueError: empty separator");
+  TL_CHECK(!sep.empty(), "ValueError: empty separator");
   std::vector<std::string> out;
   size_t start = 0, pos;
   while ((max < 0 || static_cast<int64_t>(out.size()) < max) && (pos = str.find(sep, start)) != std::string::npos) {
@@ -68,7 +68,7 @@ std::vector<std::string> split_sep(const std::string& str, const std::string& se
 }
 
 std::vector<std::string> rsplit_sep(const std::string& str, const std::string& sep, int64_t max) {
-  TL_CHECK_VALUE(!sep.empty(), "ValueError: empty separator");
+  TL_CHECK(!sep.empty(), "ValueError: empty separator");
   std::vector<std::string> out;
   size_t end = str.size();
   while (max < 0 || static_cast<int64_t>(out.size()) < max) {
@@ -139,7 +139,7 @@ std::string title(std::string str) {
 }
 
 std::string pad(const std::string& str, int64_t width, const std::string& fill, const std::string& fn, int where) {
-  TL_CHECK_TYPE(fill.size() == 1, "TypeError: The fill character must be exactly one character long");
+  TL_CHECK(fill.size() == 1, "TypeError: The fill character must be exactly one character long");
   const int64_t n = static_cast<int64_t>(str.size());
   if (width <= n) return str;
   const size_t marg = static_cast<size_t>(width - n);
@@ -225,7 +225,7 @@ int64_t count(const std::string& str, const std::string& sub, int64_t start, int
 }
 
 std::string str_slice(const std::string& str, const IValue& start_v, const IValue& stop_v, int64_t step) {
-  TL_CHECK_VALUE(step != 0, "slice step cannot be zero");
+  TL_CHECK(step != 0, "slice step cannot be zero");
   const int64_t n = static_cast<int64_t>(str.size());
   auto clamp = [&](const IValue& v, int64_t dflt) {
     if (v.isNone()) return dflt;
@@ -251,7 +251,7 @@ Outs str_method(Stack& s, const Node& n) {
   const std::string& fn = n.attr("fn").toStringRef();
   if (fn == "chr") {
     int64_t c = s.at(0).toInt();
-    TL_CHECK_VALUE(c >= 0 && c < 128, "chr(): only ASCII code points (0..127) are supported in script, got ", c);
+    TL_CHECK(c >= 0 && c < 128, "chr(): only ASCII code points (0..127) are supported in script, got ", c);
     return {IValue(std::string(1, static_cast<char>(c)))};
   }
   const std::string& self = str_at(s, 0, fn);
@@ -276,7 +276,7 @@ Outs str_method(Stack& s, const Node& n) {
     std::string out;
     const auto& xs = s.at(1).toListRef();
     for (size_t i = 0; i < xs.size(); ++i) {
-      TL_CHECK_TYPE(xs[i].tag() == Tag::String, "join(): expected str items, got ", xs[i].tag_name());
+      TL_CHECK(xs[i].tag() == Tag::String, "join(): expected str items, got ", xs[i].tag_name());
       out += (i ? self : std::string()) + xs[i].toStringRef();
     }
     return {IValue(std::move(out))};
@@ -294,7 +294,7 @@ Outs str_method(Stack& s, const Node& n) {
   if (fn == "replace") return {IValue(replace(self, arg_str(1), arg_str(2), arg_int(3)))};
   if (fn == "find" || fn == "rfind" || fn == "index" || fn == "rindex") {
     int64_t r = find(self, arg_str(1), arg_int(2), arg_int(3), fn[0] == 'r');
-    TL_CHECK_VALUE(r >= 0 || fn[1] == 'f' || fn[0] == 'f', "ValueError: substring not found");
+    TL_CHECK(r >= 0 || fn[1] == 'f' || fn[0] == 'f', "ValueError: substring not found");
     return {IValue(r)};
   }
   if (fn == "count") return {IValue(count(self, arg_str(1), arg_int(2), arg_int(3)))};
@@ -318,7 +318,7 @@ Outs str_method(Stack& s, const Node& n) {
   if (fn == "expandtabs") return {IValue(expandtabs(self, arg_int(1)))};
   if (fn == "partition" || fn == "rpartition") {
     const std::string& sep = arg_str(1);
-    TL_CHECK_VALUE(!sep.empty(), "ValueError: empty separator");
+    TL_CHECK(!sep.empty(), "ValueError: empty separator");
     size_t pos = fn == "partition" ? self.find(sep) : self.rfind(sep);
     if (pos == std::string::npos)
       return {fn == "partition" ? IValue::tuple({IValue(self), IValue(""), IValue("")})
@@ -328,23 +328,23 @@ Outs str_method(Stack& s, const Node& n) {
   if (fn == "splitlines") return {IValue::list(strs(splitlines(self, s.at(1).toBool())))};
   if (fn == "slice") return {IValue(str_slice(self, s.at(1), s.at(2), s.at(3).toInt()))};
   if (fn == "contains") return {IValue(self.find(arg_str(1)) != std::string::npos)};
-  if (fn == "int" || fn == "float") {  // int(s) / float(s): the whole str (spaces around it aside) is the number
-    std::string body = strip(self, std::string(kWhitespace) + "\r", true, true);
+  if (fn == "int" || fn == "float") {  // int(s) / float(s): the whole str is the number (leading spaces aside, as torch)
+    const std::string& body = self;
     char* end = nullptr;
     errno = 0;
     if (fn == "int") {
       long long v = body.empty() ? 0 : std::strtoll(body.c_str(), &end, 10);
-      TL_CHECK_VALUE(!body.empty() && end == body.c_str() + body.size() && errno == 0,
+      TL_CHECK(!body.empty() && end == body.c_str() + body.size() && errno == 0,
                      "ValueError: invalid literal for int() with base 10: '", self, "'");
       return {IValue(static_cast<int64_t>(v))};
     }
     double v = body.empty() ? 0 : std::strtod(body.c_str(), &end);
-    TL_CHECK_VALUE(!body.empty() && end == body.c_str() + body.size(), "ValueError: could not convert string to float: '",
+    TL_CHECK(!body.empty() && end == body.c_str() + body.size(), "ValueError: could not convert string to float: '",
                    self, "'");
     return {IValue(v)};
   }
   if (fn == "ord") {
-    TL_CHECK_TYPE(self.size() == 1, "TypeError: ord() expected a character, but string of length ", self.size(), " found");
+    TL_CHECK(self.size() == 1, "TypeError: ord() expected a character, but string of length ", self.size(), " found");
     return {IValue(static_cast<int64_t>(static_cast<unsigned char>(self[0])))};
   }
   TL_ERROR("jit: prim::str_method: no str method '", fn, "'");

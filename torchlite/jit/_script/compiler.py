@@ -333,6 +333,9 @@ class Compiler:
             env = self.while_stmt(s, env)
         elif isinstance(s, ast.With):
             env = self.with_stmt(s, env, in_loop)
+        elif isinstance(s, ast.Try):  # as torch: UnsupportedNodeError on the keyword
+            raise frontend.UnsupportedNodeError(self.ctx, _Range(s.lineno, s.col_offset, s.col_offset + 3),
+                                                msg="try blocks aren't supported")
         else:
             what = _UNSUPPORTED_STMT.get(type(s), f"{type(s).__name__} statements")
             raise self.unsupported(s, f"{what} aren't supported")
@@ -932,6 +935,9 @@ class Compiler:
         if type(e) is ast.SetComp:  # as torch: UnsupportedNodeError, one column at the brace
             raise frontend.UnsupportedNodeError(self.ctx, _Range(e.lineno, e.col_offset, e.col_offset + 1),
                                                 msg="SetComp aren't supported")
+        if type(e) is ast.Lambda:  # as torch: UnsupportedNodeError, one column
+            raise frontend.UnsupportedNodeError(self.ctx, _Range(e.lineno, e.col_offset, e.col_offset + 1),
+                                                msg="Lambda aren't supported")
         if m is None:
             what = _UNSUPPORTED_EXPR.get(type(e), type(e).__name__)
             raise self.unsupported(e, f"{what} aren't supported" if type(e) in _UNSUPPORTED_EXPR
