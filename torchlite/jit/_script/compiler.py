@@ -935,9 +935,8 @@ class Compiler:
         if type(e) is ast.SetComp:  # as torch: UnsupportedNodeError, one column at the brace
             raise frontend.UnsupportedNodeError(self.ctx, _Range(e.lineno, e.col_offset, e.col_offset + 1),
                                                 msg="SetComp aren't supported")
-        if type(e) is ast.Lambda:  # as torch: UnsupportedNodeError, one column
-            raise frontend.UnsupportedNodeError(self.ctx, _Range(e.lineno, e.col_offset, e.col_offset + 1),
-                                                msg="Lambda aren't supported")
+        if type(e) is ast.Lambda:  # torch's class (its caret marks one column; this one the whole lambda)
+            raise frontend.UnsupportedNodeError(self.ctx, e, msg="Lambda aren't supported")
         if m is None:
             what = _UNSUPPORTED_EXPR.get(type(e), type(e).__name__)
             raise self.unsupported(e, f"{what} aren't supported" if type(e) in _UNSUPPORTED_EXPR
