@@ -57,6 +57,8 @@ class M(torch.nn.Module):
     ("def f(x: int) -> int:\n    g = lambda y: y + 1\n    return g(x)\n", "Lambda aren't supported"),
     ("def f(x: int) -> int:\n    try:\n        x = x + 1\n    except Exception:\n        x = 0\n    return x\n",
      "try blocks aren't supported"),
+    ("def f(x: float) -> str:\n    return f'{x:.2f}'\n", "Don't support formatting in JoinedStr"),
+    ("def f(x: int) -> int:\n    print(x, sep=',')\n    return x\n", "print doesn't accept any keyword arguments"),
 ])
 def test_constructs_torch_refuses(src, msg):
     e_ours, e_theirs = errors(src)

@@ -327,3 +327,9 @@ def test_save_load_union_methods_in_a_fresh_process(tmp_path):
     first = out.stdout.splitlines()[0]
     assert first == "4 [2.0, 2.0]"
     assert "prim::isinstance" in out.stdout
+
+
+def test_arithmetic_on_a_union_of_numbers():
+    ours, theirs = both("def f(x: Union[int, float]) -> float:\n    return x * 2.0 + 1\n")
+    for v in (1, 2.5):
+        assert _same(ours(v), theirs(v))

@@ -310,7 +310,7 @@ def _math_const(name):
 def _print(c, args, kwargs, node):
     """print(a, b, ...): prim::print, the values' str() joined by spaces on stdout when the graph runs."""
     if kwargs:
-        raise c.unsupported(node, "print() keyword arguments (sep=, end=, file=) in script")
+        raise c.error(node, "print doesn't accept any keyword arguments")  # torch's (sep=, end=, file=)
     parts = []
     for a in args:
         if a.is_const and not isinstance(a.const, _tl.Tensor):

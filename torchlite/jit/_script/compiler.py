@@ -966,8 +966,10 @@ class Compiler:
             if isinstance(v, ast.Constant):
                 parts.append(SV(T.STR, const=v.value))
                 continue
-            if v.format_spec is not None or v.conversion != -1:
-                raise self.unsupported(v, "format specs and conversions in f-strings")
+            if v.format_spec is not None:  # torch's message
+                raise self.unsupported(e, "Don't support formatting in JoinedStr")
+            if v.conversion != -1:
+                raise self.unsupported(v, "conversions (!r, !s, !a) in f-strings")
             sv = self.expr(v.value, env)
             if sv.is_const and not isinstance(sv.const, _tl.Tensor):
                 parts.append(SV(T.STR, const=str(sv.const)))
@@ -1253,6 +1255,9 @@ class Compiler:
         """int/float/str/list arithmetic: folded when both are constants, else a prim:: op."""
         name, prim, pyop = _BINOPS[type(op)]
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
+        # a Union of numbers (Union[int, float]) is a Number, as torch matches it to Scalar
+        ta, tb = ("Number" if t == "Union" and all(m.kind in ("int", "float", "bool") for m in v.type.elems) else t
+                  for t, v in ((ta, a), (tb, b)))
         if a.is_const and b.is_const and pyop is not None and ta in ("List", "Tuple", "str") or \
                 a.is_const and b.is_const and pyop is not None and tb in ("List", "Tuple"):
             try:  # constant sequences ([1.0] * 2, (1,) + (2,)): folded
