@@ -171,6 +171,24 @@ def f(x: Optional[int]) -> int:
         return x
     return -1
 """, [(1,), (None,)]),
+    ("""
+def f(x: Union[int, str, None]) -> str:
+    if x is None:
+        x = 'd'
+    if isinstance(x, int):
+        return str(x + 1)
+    return x
+""", [(None,), (3,), ("q",)]),
+    ("""
+def f(xs: List[Union[int, str]]) -> int:
+    n = 0
+    for x in xs:
+        if isinstance(x, int):
+            n += x
+        else:
+            n += len(x)
+    return n
+""", [([1, "ab", 3],), ([],)]),
 ])
 def test_refinement_forms(src, calls):
     ours, theirs = both(src)

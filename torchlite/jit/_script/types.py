@@ -13,7 +13,8 @@ from torchlite._C import _jit
 
 class T:
     """A static type: `kind` ('Tensor', 'int', 'float', 'bool', 'str', 'None', 'Number', 'Device',
-    'dtype', 'Optional', 'List', 'Tuple', 'Dict', 'Module', 'Object', 'Enum', 'Any'), `elems` for containers, `module`
+    'dtype', 'Optional', 'Union', 'List', 'Tuple', 'Dict', 'Module', 'Object', 'Enum', 'Any'), `elems` for containers
+    and a Union's members, `module`
     (the nn.Module instance) for a module object, `cls` (the typing.NamedTuple class) for a named tuple (a
     'Tuple' whose elements are its fields) or the class of an 'Object' (a TorchScript class's instance)."""
     __slots__ = ("kind", "elems", "module", "cls")
