@@ -138,13 +138,13 @@ std::string title(std::string str) {
   return str;
 }
 
-std::string pad(const std::string& str, int64_t width, const std::string& fill, const std::string& fn, int where) {
+// where: -1 ljust, 1 rjust, 0 center (Python's split of an odd margin)
+std::string pad(const std::string& str, int64_t width, const std::string& fill, int where) {
   TL_CHECK(fill.size() == 1, "TypeError: The fill character must be exactly one character long");
   const int64_t n = static_cast<int64_t>(str.size());
   if (width <= n) return str;
   const size_t marg = static_cast<size_t>(width - n);
   size_t left = where < 0 ? 0 : where > 0 ? marg : marg / 2 + (marg & static_cast<size_t>(width) & 1);  // Python's center
-  (void)fn;
   return std::string(left, fill[0]) + str + std::string(marg - left, fill[0]);
 }
 
@@ -313,7 +313,7 @@ Outs str_method(Stack& s, const Node& n) {
   if (fn == "isprintable")
     return {IValue(std::all_of(self.begin(), self.end(), [](char c) { return std::isprint(static_cast<unsigned char>(c)) != 0; }))};
   if (fn == "center" || fn == "ljust" || fn == "rjust")
-    return {IValue(pad(self, arg_int(1), arg_str(2), fn, fn == "ljust" ? -1 : fn == "rjust" ? 1 : 0))};
+    return {IValue(pad(self, arg_int(1), arg_str(2), fn == "ljust" ? -1 : fn == "rjust" ? 1 : 0))};
   if (fn == "zfill") return {IValue(zfill(self, arg_int(1)))};
   if (fn == "expandtabs") return {IValue(expandtabs(self, arg_int(1)))};
   if (fn == "partition" || fn == "rpartition") {
