@@ -11,6 +11,7 @@
 #include "aten/core/Warning.h"
 #include "aten/autograd/GradMode.h"
 #include "aten/jit/IR.h"
+#include "aten/jit/ScriptPrims.h"
 
 namespace tl::jit {
 namespace {
@@ -96,7 +97,10 @@ Outs neg(Stack& s, const Node&) {
 
 // Comparison of numbers (int and float mixed), strings, bools.
 int compare(const char* op, const IValue& a, const IValue& b) {
-  if (a.tag() == Tag::String && b.tag() == Tag::String) return a.toStringRef().compare(b.toStringRef());
+  if (a.tag() == Tag::String && b.tag() == Tag::String) {  // std::string::compare's sign only (it may return 25)
+    const int c = a.toStringRef().compare(b.toStringRef());
+    return (c > 0) - (c < 0);
+  }
   need_nums(op, a, b);
   if (is_int(a) && is_int(b)) return a.toInt() < b.toInt() ? -1 : a.toInt() > b.toInt();
   double x = a.toDouble(), y = b.toDouble();
@@ -552,6 +556,7 @@ const PrimOp kPrims[] = {
     {"prim::RaiseException", raise, kPrimEffect, kOptionalOne, 0},
     {"prim::SetAttr", set_attr, kPrimWritesFirst | kPrimEffect, 2, 0}, {"prim::unchecked_cast", unchecked_cast, 0, 1, 1},
     {"prim::CreateObject", create_object, kPrimEffect, 0, 1},
+    {"prim::isinstance", isinstance_op, 0, 1, 1}, {"prim::str_method", str_method, 0, kAnyCount, 1},
 };
 
 }  // namespace

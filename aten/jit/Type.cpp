@@ -35,7 +35,13 @@ void join(std::ostringstream& os, const std::vector<int64_t>& xs) {
 
 std::string Type::str() const {
   switch (kind) {
-    case Kind::Any: return elems.size() == 2 ? "Dict(" + elems[0]->str() + ", " + elems[1]->str() + ")" : "Any";
+    case Kind::Any:
+      if (name == "Union") {
+        std::string u = "Union(";
+        for (size_t i = 0; i < elems.size(); ++i) u += (i ? ", " : "") + elems[i]->str();
+        return u + ")";
+      }
+      return elems.size() == 2 ? "Dict(" + elems[0]->str() + ", " + elems[1]->str() + ")" : "Any";
     case Kind::Tensor: {
       if (!dtype) return "Tensor";
       std::ostringstream os;
@@ -129,6 +135,14 @@ TypePtr Type::dict(TypePtr key, TypePtr value) {
   auto t = std::make_shared<Type>();
   t->kind = Kind::Any;
   t->elems = {std::move(key), std::move(value)};
+  return t;
+}
+
+TypePtr Type::union_of(std::vector<TypePtr> members) {
+  auto t = std::make_shared<Type>();
+  t->kind = Kind::Any;
+  t->name = "Union";
+  t->elems = std::move(members);
   return t;
 }
 

@@ -42,6 +42,9 @@ struct Type {
   // the two element types: a dict runs as a list of alternating keys and values); archives keep it as
   // `Dict <K> <V>` (format version 5), so a loaded module's Python call can convert dicts.
   static TypePtr dict(TypePtr key, TypePtr value);
+  // A script Union's type, printed `Union(Tensor, int)` as torch.jit's (members in the compiler's order). Like a
+  // dict's, it is `Any` to the interpreter and the archive format (prim::isinstance tests a value's members).
+  static TypePtr union_of(std::vector<TypePtr> members);
   // A typing.NamedTuple's type: a tuple whose elements have names (`NamedTuple(x : Tensor, y : int)`).
   static TypePtr named_tuple(std::string name, std::vector<std::string> fields, std::vector<TypePtr> elems);
   // A schema type string: "Tensor", "int[2]", "Scalar?", "Tensor?[]".

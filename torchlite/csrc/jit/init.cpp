@@ -139,6 +139,11 @@ void bind_ir(py::module_& m) {
       .def_static("dict", [](std::shared_ptr<Type> key, std::shared_ptr<Type> value) {
         return std::const_pointer_cast<Type>(Type::dict(key, value));
       }, "A dict's type, printed Dict(K, V); the interpreter and archives treat it as Any.")
+      .def_static("none", [] { return std::const_pointer_cast<Type>(Type::get(Type::Kind::None)); },
+                  "NoneType (a Union's member; `Type.parse` gives Any for it, as script's None values have been typed)")
+      .def_static("union", [](const std::vector<std::shared_ptr<Type>>& members) {
+        return std::const_pointer_cast<Type>(Type::union_of({members.begin(), members.end()}));
+      }, "A Union's type, printed Union(A, B); the interpreter and archives treat it as Any.")
       .def_static("object", [](const std::string& name) { return std::const_pointer_cast<Type>(Type::object(name)); },
                   "A module object's type, printed as its class name (`__torch__.Net`).")
       .def("kind", [](const Type& t) { return t.str().substr(0, t.str().find_first_of("([?")); })

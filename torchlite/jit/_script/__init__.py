@@ -73,7 +73,30 @@ def _object_in(value, t):
 def _converted(t):
     """Whether a value of type t is converted on its way into a graph (a dict to its list form, an Enum member
     to its value, an instance of a TorchScript class to an Object), itself or inside a container."""
-    return t is not None and (t.kind in ("Dict", "Enum", "Object") or any(_converted(e) for e in t.elems))
+    return t is not None and (t.kind in ("Dict", "Enum", "Object", "Union") or any(_converted(e) for e in t.elems))
+
+
+def _fits(value, t) -> bool:
+    """Whether a Python value is of static type t (a Union's members are tested with this)."""
+    k = t.kind
+    simple = {"Tensor": _tl.Tensor, "str": str, "bool": bool, "None": type(None), "Device": _tl.device}
+    if k in simple:
+        return isinstance(value, simple[k])
+    if k == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if k == "float":
+        return isinstance(value, float)
+    if k == "Union":
+        return any(_fits(value, m) for m in t.elems)
+    if k == "List":
+        return isinstance(value, list) and all(_fits(v, t.elems[0]) for v in value)
+    if k == "Tuple" and t.cls is None:
+        return isinstance(value, tuple) and len(value) == len(t.elems) and all(map(_fits, value, t.elems))
+    if k == "Dict":
+        return isinstance(value, dict) and all(_fits(a, t.elems[0]) and _fits(b, t.elems[1]) for a, b in value.items())
+    if k == "Any":
+        return True
+    return _matches(value, t)
 
 
 def _matches(value, t) -> bool:
@@ -82,6 +105,8 @@ def _matches(value, t) -> bool:
     k = t.kind
     if k == "Object" or k == "Enum":
         return isinstance(value, t.cls)
+    if k == "Union":
+        return _fits(value, t)
     if k == "Optional":
         return value is None or _matches(value, t.elems[0])
     if k == "List":
@@ -133,6 +158,11 @@ def _to_input(value, t):
         return value
     if t.kind == "float" and type(value) is int:  # (an int inside a container for a float: a float, as torch)
         return float(value)
+    if t.kind == "Union":  # converted as the first member it is
+        for m in t.elems:
+            if _fits(value, m):
+                return _to_input(value, m)
+        return value
     if t.kind == "Enum" and isinstance(value, t.cls):
         return value.value
     if t.kind == "Dict" and isinstance(value, dict):
@@ -154,6 +184,14 @@ def _to_input(value, t):
 
 def _from_output(value, t):
     if t is None or t.kind == "Tensor":
+        return value
+    if t.kind == "Union":  # an object is its class's member; a dict (a list to the interpreter) the only Dict member
+        for m in t.elems:
+            if m.kind == "Object" and isinstance(value, _jit.Object) and value.type_name == T.class_name(m.cls):
+                return _from_output(value, m)
+        dicts = [m for m in t.elems if m.kind == "Dict"]
+        if isinstance(value, list) and len(dicts) == 1 and not any(m.kind == "List" for m in t.elems):
+            return _from_output(value, dicts[0])
         return value
     if t.kind == "Enum":
         return t.cls(value)
@@ -254,7 +292,7 @@ class _Signature:
                 raise RuntimeError(f"{qualname}() is missing value for argument '{name}'.")
         if kwargs:
             raise RuntimeError(f"{qualname}() got an unexpected keyword argument '{next(iter(kwargs))}'.")
-        return [v if t.kind in ("Enum", "Object") or t.kind in ("List", "Dict", "Tuple", "Optional") and _converted(t)
+        return [v if t.kind in ("Enum", "Object", "Union") or t.kind in ("List", "Dict", "Tuple", "Optional") and _converted(t)
                 else _to_input(v, t) for v, t in zip(values, self.types)]  # (_check converts these)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import typing
 import warnings
 
 import torchlite as _tl
@@ -22,6 +23,9 @@ def _convert(kind, t, pyf):
                 return SV(t, const=pyf(x.const))
             except (TypeError, ValueError) as e:
                 raise c.error(node, str(e))
+        if x.type is not None and x.type.kind == "str" and pyf in (int, float):  # int("12"), float("1.5")
+            from torchlite.jit._script import str_methods
+            return str_methods.emit(c, pyf.__name__, [x], t, node)
         if x.type is None or x.type.kind not in ("Tensor", "int", "float", "bool", "Number"):
             raise c.error(node, f"{pyf.__name__}() cannot convert a value of type {x.type}")
         return SV(t, value=c.insert(kind, [c.value(x, node)], [t]).output())
@@ -86,36 +90,89 @@ def _size(c, args, kwargs, node):
     return _list(c, args, kwargs, node)
 
 
+_ISINSTANCE_NAMES = {"Tensor": (_tl.Tensor,), "int": (int, numbers.Integral, numbers.Real, numbers.Number),
+                     "float": (float, numbers.Real, numbers.Number), "bool": (bool, int, numbers.Integral, numbers.Number),
+                     "str": (str,), "List": (list,), "Tuple": (tuple,), "Dict": (dict,), "None": (type(None),),
+                     "Device": (_tl.device,)}
+
+
+def _isinstance_classes(c, cls, node):
+    """isinstance's second argument as a tuple: Python classes, and static types for typing's generics
+    (`List[int]`, `Dict[str, int]`), which torch tests element types of."""
+    if cls.items is not None:
+        return tuple(k for i in cls.items for k in _isinstance_classes(c, i, node))
+    if cls.fn is not None:
+        return (cls.fn,)
+    if cls.is_const:
+        out = []
+        for k in cls.const if isinstance(cls.const, tuple) else (cls.const,):
+            if typing.get_origin(k) is not None:
+                k = T.from_annotation(k, c.where_at(node))
+            out.append(k)
+        return tuple(out)
+    raise c.error(node, "isinstance() needs a type")
+
+
+def _member_matches(m, k) -> bool:
+    """Whether every value of static type m is an instance of k (a Python class or a static type)."""
+    if isinstance(k, T.T):
+        return T.is_subtype(m, k)
+    if m.cls is not None and m.kind in ("Object", "Enum", "Tuple"):  # a class: known statically
+        return isinstance(k, type) and issubclass(m.cls, k)
+    return k in _ISINSTANCE_NAMES.get(m.kind, ())
+
+
+def _class_type(k, c, node):
+    """The static type a value is refined to where isinstance(x, k) holds (x of type Any)."""
+    if isinstance(k, T.T):
+        return k
+    simple = {_tl.Tensor: T.TENSOR, int: T.INT, float: T.FLOAT, bool: T.BOOL, str: T.STR, type(None): T.NONE,
+              _tl.device: T.DEVICE, list: T.List(T.ANY), tuple: None, dict: None}
+    if k in simple and simple[k] is not None:
+        return simple[k]
+    from torchlite.jit._script.classes import is_script_class
+    if is_script_class(k):
+        return T.T("Object", cls=k)
+    raise c.error(node, f"isinstance() of a value of type Any against {getattr(k, '__name__', k)} is not supported "
+                        "in script")
+
+
+def isinstance_split(c, t, kinds, node):
+    """isinstance(x, kinds) for x of static type t: (constant result or None, the type x has where it holds, where
+    it does not, the IR type names prim::isinstance tests). A Union or Optional splits into its members; Any is
+    tested against the classes."""
+    if t.kind == "Any":
+        yes = T.Union([_class_type(k, c, node) for k in kinds])
+        return None, yes, t, [str(T.ir_type(m)) for m in T.members(yes)]
+    ms = T.members(t)
+    hit = [m for m in ms if any(_member_matches(m, k) for k in kinds)]
+    miss = [m for m in ms if m not in hit]
+    if not miss or not hit:
+        return bool(hit), t if hit else None, t if miss else None, []
+    return None, T.Union(hit), T.Union(miss), [str(T.ir_type(m)) for m in hit]
+
+
 def _isinstance(c, args, kwargs, node):
     obj, cls = args
-
-    def classes(sv):
-        if sv.items is not None:
-            return tuple(k for i in sv.items for k in classes(i))
-        if sv.fn is not None:
-            return (sv.fn,)
-        if sv.is_const:
-            return sv.const if isinstance(sv.const, tuple) else (sv.const,)
-        raise c.error(node, "isinstance() needs a type")
-    kinds = classes(cls)
+    kinds = _isinstance_classes(c, cls, node)
     if obj.is_const:
+        if any(isinstance(k, T.T) for k in kinds):
+            t = T.of_value(obj.const)
+            return SV(T.BOOL, const=t is not None and any(_member_matches(t, k) for k in kinds))
         return SV(T.BOOL, const=isinstance(obj.const, kinds))
     if obj.type is None:
         raise c.error(node, "isinstance() needs a value")
-    if obj.type.kind == "Optional":  # known at run time only: whether it is None (refined by the caller's if)
-        inner = _isinstance(c, [SV(obj.type.elems[0], value=obj.value), cls], {}, node).const
-        if inner == (type(None) in kinds):
-            return SV(T.BOOL, const=inner)
-        kind = "prim::isnot" if inner else "prim::is"
+    const, yes, no, names = isinstance_split(c, obj.type, kinds, node)
+    if const is not None:
+        return SV(T.BOOL, const=const)
+    if no is not None and yes is not None and T.NONE in (yes, no) and obj.type.kind == "Optional":
+        # known at run time only by whether it is None (refined by the caller's if)
+        kind = "prim::is" if yes == T.NONE else "prim::isnot"
         return SV(T.BOOL, value=c.insert(kind, [c.value(obj, node), c.value(SV(T.NONE, const=None), node)],
                                          [T.BOOL]).output())
-    if obj.type.cls is not None and obj.type.kind in ("Object", "Enum", "Tuple"):  # a class: known statically
-        return SV(T.BOOL, const=any(isinstance(k, type) and issubclass(obj.type.cls, k) for k in kinds))
-    names = {"Tensor": (_tl.Tensor,), "int": (int, numbers.Integral, numbers.Real, numbers.Number),
-             "float": (float, numbers.Real, numbers.Number), "bool": (bool, int, numbers.Integral, numbers.Number),
-             "str": (str,),
-             "List": (list,), "Tuple": (tuple,), "Dict": (dict,), "None": (type(None),)}
-    return SV(T.BOOL, const=any(k in names.get(obj.type.kind, ()) for k in kinds))
+    n = c.insert("prim::isinstance", [c.value(obj, node)], [T.BOOL])
+    n.ival_("types", list(names))
+    return SV(T.BOOL, value=n.output())
 
 
 def _hasattr(c, args, kwargs, node):
@@ -164,6 +221,11 @@ def _all_any(pyf):
         (x,) = args
         if x.is_const and isinstance(x.const, (list, tuple)):
             return SV(T.BOOL, const=pyf(x.const))
+        if x.type is not None and x.type.kind == "List" and x.items is None:  # a run-time list: a loop, inlined
+            from torchlite.jit._script import sequence_reductions as R
+            if x.type.elems[0] != T.BOOL:
+                raise c.error(node, f"{pyf.__name__}() takes a List[bool] in script, got {x.type}")
+            return c.inline(R.any_list if pyf is any else R.all_list, [x], {}, node)
         if x.items is None and (x.type is None or x.type.kind != "Tuple"):
             raise c.unsupported(node, f"{pyf.__name__}() of a {x.type} (only of static sequences) in script")
         result = SV(T.BOOL, const=pyf is all)
@@ -182,6 +244,27 @@ def _all_any(pyf):
                                    (lambda e, b=b: ("return", e, b)), {})[2]
         return result
     return f
+
+
+def _sum(c, args, kwargs, node):
+    """sum(xs) of a list of ints or floats (a run-time loop), or of a static sequence of numbers (folded or added)."""
+    if len(args) != 1 or kwargs:
+        raise c.error(node, "sum() takes one argument in script")
+    (x,) = args
+    if x.is_const and isinstance(x.const, (list, tuple)):
+        return const_sv(sum(x.const))
+    if x.type is not None and x.type.kind == "List" and x.items is None:
+        from torchlite.jit._script import sequence_reductions as R
+        et = x.type.elems[0].kind
+        if et not in ("int", "float"):
+            raise c.error(node, f"sum() takes a List[int] or List[float] in script, got {x.type}")
+        return c.inline(R.sum_int if et == "int" else R.sum_float, [x], {}, node)
+    if x.items is not None or (x.type is not None and x.type.kind == "Tuple"):
+        total = SV(T.INT, const=0)
+        for item in c.static_items(x, node):
+            total = c.binop(__import__("ast").Add(), total, item, node)
+        return total
+    raise c.error(node, f"sum() of a {x.type} is not supported in script")
 
 
 def _warn(c, args, kwargs, node):
@@ -227,7 +310,7 @@ def _math_const(name):
 def _print(c, args, kwargs, node):
     """print(a, b, ...): prim::print, the values' str() joined by spaces on stdout when the graph runs."""
     if kwargs:
-        raise c.unsupported(node, "print() keyword arguments (sep=, end=, file=) in script")
+        raise c.error(node, "print doesn't accept any keyword arguments")  # torch's (sep=, end=, file=)
     parts = []
     for a in args:
         if a.is_const and not isinstance(a.const, _tl.Tensor):
@@ -260,6 +343,24 @@ def _str(c, args, kwargs, node):
     return SV(T.STR, value=c.insert("prim::format", [c.value(x, node)], [T.STR]).output())
 
 
+def _ord_chr(pyf, want, out):
+    """ord(c) / chr(i): folded on constants, else prim::str_method (chr of ASCII code points, as torch's)."""
+    def f(c, args, kwargs, node):
+        if len(args) != 1 or kwargs:
+            raise c.error(node, f"{pyf.__name__}() takes one argument")
+        (x,) = args
+        if x.type is None or x.type.kind != want.kind:
+            raise c.error(node, f"{pyf.__name__}() expected a {want}, got {x.type}")
+        if x.is_const:
+            try:
+                return SV(out, const=pyf(x.const))
+            except (TypeError, ValueError) as e:
+                raise c.error(node, str(e))
+        from torchlite.jit._script import str_methods
+        return str_methods.emit(c, pyf.__name__, [x], out, node)
+    return f
+
+
 BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::Int", T.INT, int),
              float: _convert("prim::Float", T.FLOAT, float), str: _str, bool: _convert("prim::Bool", T.BOOL, bool),
              min: _minmax("prim::min", min), max: _minmax("prim::max", max), range: _range, list: _list, tuple: _tuple,
@@ -269,4 +370,5 @@ BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::In
              math.sqrt: _math("sqrt", T.FLOAT), math.floor: _math("floor", T.INT), math.ceil: _math("ceil", T.INT),
              math.isinf: _math("isinf", T.BOOL), math.isnan: _math("isnan", T.BOOL),
              math.isfinite: _math("isfinite", T.BOOL), math.exp: _math("exp", T.FLOAT),
-             math.log: _math("log", T.FLOAT), math.prod: _math_const("prod"), math.pow: _math_const("pow")}
+             math.log: _math("log", T.FLOAT), math.prod: _math_const("prod"), math.pow: _math_const("pow"),
+             sum: _sum, ord: _ord_chr(ord, T.STR, T.INT), chr: _ord_chr(chr, T.INT, T.STR)}

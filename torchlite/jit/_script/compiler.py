@@ -20,6 +20,7 @@ from torchlite.jit._script import attributes as A
 from torchlite.jit._script import call_cache
 from torchlite.jit._script import classes
 from torchlite.jit._script import schema_match
+from torchlite.jit._script import str_methods
 from torchlite.jit._script import types as T
 from torchlite.jit._script.builtins import BUILTINS
 from torchlite.jit._script.library import default_type, forwarded, is_library, source_module
@@ -68,12 +69,20 @@ class _Range:
         self.col_offset, self.end_col_offset = col, end_col
 
 
+def _is_typing_form(v):
+    """typing.List, Dict, Tuple, Optional, Union (and list/dict/tuple), subscripted in an expression."""
+    import typing
+    return isinstance(v, (type, typing._SpecialForm, typing._BaseGenericAlias)) and v in (typing.List, typing.Dict, typing.Tuple, typing.Optional, typing.Union, list, dict, tuple)
+
+
 class Frame:
     """One function being compiled (inlined calls get their own): its source, globals, closure."""
 
     def __init__(self, fn, ctx):
         self.fn, self.ctx = fn, ctx
         self.loop_return_type = None  # the type of the values returned inside loops
+        self.last_return = None  # the last return statement compiled (where a return type error points)
+        self.return_hint = None  # the return annotation: branches returning different members of a Union join to it
         self.globals = getattr(fn, "__globals__", {})
         self.closure = {}
         code = getattr(fn, "__code__", None)
@@ -245,13 +254,14 @@ class Compiler:
         return out
 
     def body(self, fdef, env, ret_hint):
+        self.frames[-1].return_hint = ret_hint
         status = self.block(structured_body(fdef), env, allow_return=True)  # parsed and structured once per function
         if status[0] == "raise":
             return self.uninitialized(ret_hint or T.NONE)
         result = status[2]
         if ret_hint is not None:
             if not T.is_subtype(result.type, ret_hint):
-                raise self.error(fdef, f"Return value was annotated as having type {ret_hint} but is actually "
+                raise self.error(self.frames[-1].last_return or fdef, f"Return value was annotated as having type {ret_hint} but is actually "
                                        f"of type {result.type}")
             if result.type != ret_hint and not result.is_const:
                 result = SV(ret_hint, value=self.value(result))
@@ -267,6 +277,7 @@ class Compiler:
                 if not allow_return:
                     raise self.unsupported(s, "return statements inside loops are not supported")
                 sv = SV(T.NONE, const=None) if s.value is None else self.expr(s.value, env)
+                self.frames[-1].last_return = s
                 if isinstance(s.value, ast.Name) and s.value.id == "$ret":  # a loop's return value: its type
                     t = self.frames[-1].loop_return_type
                     sv = SV(t, value=self.insert("prim::unchecked_cast", [self.value(sv, s)], [t]).output())
@@ -326,6 +337,9 @@ class Compiler:
             env = self.while_stmt(s, env)
         elif isinstance(s, ast.With):
             env = self.with_stmt(s, env, in_loop)
+        elif isinstance(s, ast.Try):  # as torch: UnsupportedNodeError on the keyword
+            raise frontend.UnsupportedNodeError(self.ctx, _Range(s.lineno, s.col_offset, s.col_offset + 3),
+                                                msg="try blocks aren't supported")
         else:
             what = _UNSUPPORTED_STMT.get(type(s), f"{type(s).__name__} statements")
             raise self.unsupported(s, f"{what} aren't supported")
@@ -539,17 +553,25 @@ class Compiler:
             if sv is not None and sv.type is not None and sv.type.kind == "Optional":
                 refined = {test.left.id: sv.type.elems[0]}
                 return (refined, {}) if isinstance(test.ops[0], ast.IsNot) else ({}, refined)
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None \
+                and isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+            sv = env.get(test.left.id)
+            if sv is not None and sv.type is not None and sv.type.kind == "Union" and T.NONE in sv.type.elems:
+                rest = T.Union([m for m in sv.type.elems if m != T.NONE])  # `x is not None` on Union[int, str, None]
+                return ({test.left.id: rest}, {test.left.id: T.NONE}) if isinstance(test.ops[0], ast.IsNot) else \
+                    ({test.left.id: T.NONE}, {test.left.id: rest})
         if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
                 and len(test.args) == 2 and isinstance(test.args[0], ast.Name):
             sv = env.get(test.args[0].id)
-            if sv is not None and sv.type is not None and sv.type.kind == "Optional" and \
-                    self.expr(test.func, env).fn is isinstance:
-                from torchlite.jit._script.builtins import _isinstance
-                inner = _isinstance(self, [SV(sv.type.elems[0], value=sv.value), self.expr(test.args[1], env)], {},
-                                    test).const
-                refined = {test.args[0].id: sv.type.elems[0]}
-                if inner:  # isinstance(x, Tensor) with x: Optional[Tensor]: x is a Tensor where it holds
-                    return refined, {}
+            if sv is not None and sv.type is not None and sv.type.kind in ("Optional", "Union", "Any") and \
+                    not sv.is_const and self.expr(test.func, env).fn is isinstance:
+                from torchlite.jit._script.builtins import _isinstance_classes, isinstance_split
+                kinds = _isinstance_classes(self, self.expr(test.args[1], env), test)
+                const, yes, no, _ = isinstance_split(self, sv.type, kinds, test)
+                if const is None:  # x has the matching members where it holds, the others where it does not
+                    name = test.args[0].id
+                    return {name: yes}, ({name: no} if no != sv.type else {})
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             then = {}
             for v in test.values:
@@ -585,12 +607,16 @@ class Compiler:
 
     def emit_if(self, cond, node, then_fn, else_fn, env, then_ref=None, else_ref=None):
         n = self.insert("prim::If", [self.value(cond, node)], [], n_out=0)
-        results = []
+        results, back = [], []
         for block, fn, ref in ((n.addBlock(), then_fn, then_ref), (n.addBlock(), else_fn, else_ref)):
             self.g.setInsertPoint(block.returnNode())
             benv = dict(env)
             self.apply_refinements(ref or {}, benv)
-            results.append((block, fn(benv)))
+            refined = {name: benv[name] for name in ref or {} if name in benv}
+            status = fn(benv)
+            # x only refined in this branch (not assigned): if the branches' types do not join, x is as before
+            back.append({n: env[n] for n, sv in refined.items() if n in env and status[1].get(n) is sv})
+            results.append((block, status))
         self.g.setInsertPoint(n.next())
         (b_then, s_then), (b_else, s_else) = results
         live = [(b, s) for b, s in results if s[0] != "raise"]
@@ -614,7 +640,14 @@ class Compiler:
             outputs.append(("$return", [s[2] if s[0] == "return" else None for _, s in results]))
         for name, svs in outputs:
             present = [sv for sv in svs if sv is not None]
+            if len(present) > 1 and self._join(present) is None:  # refined-only branches give back the old value
+                svs = [b.get(name, sv) for b, sv in zip(back, svs)]
+                present = [sv for sv in svs if sv is not None]
             t = present[0].type
+            hint = self.frames[-1].return_hint if name == "$return" else None
+            if hint is not None and hint.kind == "Union" and all(
+                    sv.type is not None and T.is_subtype(sv.type, hint) for sv in present):
+                t = hint  # `return 1` and `return torch.ones(1)` under `-> Union[int, Tensor]`
             for sv in present[1:]:
                 u = T.unify(t, sv.type) if t is not None and sv.type is not None else None
                 if u is None:
@@ -638,6 +671,13 @@ class Compiler:
                 return ("return", out_env, sv)
             out_env[name] = sv
         return ("fall", out_env)
+
+    @staticmethod
+    def _join(svs):
+        t = svs[0].type
+        for sv in svs[1:]:
+            t = T.unify(t, sv.type) if t is not None and sv.type is not None else None
+        return t
 
     def truth(self, sv, node):
         """A bool condition: bools as they are; tensors through prim::Bool (as aten::Bool); numbers != 0."""
@@ -681,8 +721,8 @@ class Compiler:
         if t == "Dict":
             seq = self.call_method(seq, "keys", [], {}, s)
             t = "List"
-        if t == "List":
-            et = seq.type.elems[0]
+        if t in ("List", "str"):  # a str's items are its one-byte strs
+            et = seq.type.elems[0] if t == "List" else T.STR
             lst = self.value(seq, s)
 
             def target(i, benv, body_node):
@@ -743,10 +783,18 @@ class Compiler:
 
     def unrolled(self, s, items, env, enumerate_):
         """A loop over a tuple or a ModuleList: the body compiled once per element."""
-        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
-            if isinstance(n, (ast.Break, ast.Continue)):
-                raise self.unsupported(n, "break and continue in loops over tuples and module lists "
-                                          "(which are unrolled) are not supported")
+        def exits(stmts):  # break/continue of this loop (not of a loop nested in it)
+            for st in stmts:
+                if isinstance(st, (ast.Break, ast.Continue)):
+                    return st
+                if isinstance(st, (ast.If, ast.With, ast.Try)):
+                    found = exits(st.body) or exits(getattr(st, "orelse", []))
+                    if found:
+                        return found
+            return None
+        if exits(s.body) is not None:  # as torch, whose error names the loop
+            raise self.error(s, "Because we emit iteration over modulelists or tuples as unrolled loops, we do not "
+                                "support break or continue inside the body of these loops")
         for i, item in enumerate(items):
             if enumerate_:
                 item = SV(T.Tuple([T.INT, item.type or T.ANY]), items=[SV(T.INT, const=i), item])
@@ -889,6 +937,8 @@ class Compiler:
         if type(e) is ast.SetComp:  # as torch: UnsupportedNodeError, one column at the brace
             raise frontend.UnsupportedNodeError(self.ctx, _Range(e.lineno, e.col_offset, e.col_offset + 1),
                                                 msg="SetComp aren't supported")
+        if type(e) is ast.Lambda:  # torch's class (its caret marks one column; this one the whole lambda)
+            raise frontend.UnsupportedNodeError(self.ctx, e, msg="Lambda aren't supported")
         if m is None:
             what = _UNSUPPORTED_EXPR.get(type(e), type(e).__name__)
             raise self.unsupported(e, f"{what} aren't supported" if type(e) in _UNSUPPORTED_EXPR
@@ -918,8 +968,10 @@ class Compiler:
             if isinstance(v, ast.Constant):
                 parts.append(SV(T.STR, const=v.value))
                 continue
-            if v.format_spec is not None or v.conversion != -1:
-                raise self.unsupported(v, "format specs and conversions in f-strings")
+            if v.format_spec is not None:  # torch's message
+                raise self.unsupported(e, "Don't support formatting in JoinedStr")
+            if v.conversion != -1:
+                raise self.unsupported(v, "conversions (!r, !s, !a) in f-strings")
             sv = self.expr(v.value, env)
             if sv.is_const and not isinstance(sv.const, _tl.Tensor):
                 parts.append(SV(T.STR, const=str(sv.const)))
@@ -1008,7 +1060,9 @@ class Compiler:
         return SV(t, value=acc.value)
 
     def expr_GeneratorExp(self, e, env):
-        items = self.comprehension_items(e, env)
+        items = self.comprehension_items(e, env, runtime_ok=True)
+        if items is None:  # over a run-time list: the list it makes (as torch, which takes list/any/all/sum of it)
+            return self.runtime_list_comp(e, env, None)
         if any(i.type is None for i in items):
             return SV(None, items=items)
         return SV(T.Tuple([i.type for i in items]), items=items)
@@ -1203,6 +1257,9 @@ class Compiler:
         """int/float/str/list arithmetic: folded when both are constants, else a prim:: op."""
         name, prim, pyop = _BINOPS[type(op)]
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
+        # a Union of numbers (Union[int, float]) is a Number, as torch matches it to Scalar
+        ta, tb = ("Number" if t == "Union" and all(m.kind in ("int", "float", "bool") for m in v.type.elems) else t
+                  for t, v in ((ta, a), (tb, b)))
         if a.is_const and b.is_const and pyop is not None and ta in ("List", "Tuple", "str") or \
                 a.is_const and b.is_const and pyop is not None and tb in ("List", "Tuple"):
             try:  # constant sequences ([1.0] * 2, (1,) + (2,)): folded
@@ -1281,8 +1338,10 @@ class Compiler:
             for x, y in ((a, b), (b, a)):  # a function or module is never None
                 if (x.fn is not None or x.module is not None) and y.is_const and y.const is None:
                     return SV(T.BOOL, const=not positive)
-            if (b.is_const and b.const is None and a.type is not None and a.type.kind not in ("Optional", "None", "Any")) or \
-                    (a.is_const and a.const is None and b.type is not None and b.type.kind not in ("Optional", "None", "Any")):
+            def never_none(t):
+                return t is not None and t.kind not in ("Optional", "None", "Any") and T.NONE not in T.members(t)
+            if (b.is_const and b.const is None and never_none(a.type)) or \
+                    (a.is_const and a.const is None and never_none(b.type)):
                 return SV(T.BOOL, const=not positive)  # a non-optional value is never None
             kind = "prim::is" if positive else "prim::isnot"
             return SV(T.BOOL, value=self.insert(kind, [self.value(a, node), self.value(b, node)], [T.BOOL]).output())
@@ -1352,6 +1411,8 @@ class Compiler:
             kind = "prim::dict_contains"
         elif t in ("List", "Tuple"):
             kind = "prim::contains"
+        elif t == "str" and item.type is not None and item.type.kind == "str":  # a substring test
+            return str_methods.emit(self, "contains", [container, item], T.BOOL, node)
         else:
             raise self.error(node, f"'in' is not supported for {container.type}")
         return SV(T.BOOL, value=self.insert(kind, [self.value(container, node), self.value(item, node)],
@@ -1361,6 +1422,16 @@ class Compiler:
     def expr_Subscript(self, e, env):
         base = self.expr(e.value, env)
         t = base.type.kind if base.type else None
+        form = base.const if base.is_const else base.fn
+        if form is not None and _is_typing_form(form):  # List[int] in isinstance(x, List[int]): the alias itself
+            def py(sv):
+                return tuple(py(i) for i in sv.items) if sv.items is not None else sv.fn if sv.fn is not None \
+                    else sv.const if sv.is_const else None
+            args = py(self.expr(e.slice, env))
+            try:
+                return SV(None, const=form[args])
+            except TypeError as exc:
+                raise self.error(e, f"Unknown type annotation: '{ast.unparse(e)}' ({exc})")
         if base.module is not None:
             idx = self.expr(e.slice, env)
             if isinstance(base.module, _tl.nn.ModuleDict) and idx.is_const and isinstance(idx.const, str):
@@ -1424,6 +1495,9 @@ class Compiler:
                 raise self.error(sl, "tuple slices must have constant bounds")
             items = self.static_items(base, node)[slice(*(p.const for p in parts))]
             return SV(T.Tuple([i.type for i in items]), items=items)
+        if t == "str":
+            step = parts[2] if not (parts[2].is_const and parts[2].const is None) else SV(T.INT, const=1)
+            return str_methods.emit(self, "slice", [base, parts[0], parts[1], step], T.STR, node)
         if t != "List":
             raise self.error(node, f"'{base.type}' object cannot be sliced")
         ins = [self.value(base, node)] + [self.value(p, node) for p in parts]
@@ -1976,6 +2050,8 @@ class Compiler:
                 return self.str_format(obj.const, args, node)
             ins = [self.value(obj, node)] + [self.value(a, node) for a in args]
             return SV(T.STR, value=self.insert("prim::str_format", ins, [T.STR]).output())
+        if t == "str":
+            return str_methods.call(self, obj, name, args, dict(kwargs), node)
         if t == "Dict":
             kt, vt = obj.type.elems
             simple = {"keys": T.List(kt), "values": T.List(vt), "items": T.List(T.Tuple([kt, vt]))}

@@ -13,7 +13,8 @@ from torchlite._C import _jit
 
 class T:
     """A static type: `kind` ('Tensor', 'int', 'float', 'bool', 'str', 'None', 'Number', 'Device',
-    'dtype', 'Optional', 'List', 'Tuple', 'Dict', 'Module', 'Object', 'Enum', 'Any'), `elems` for containers, `module`
+    'dtype', 'Optional', 'Union', 'List', 'Tuple', 'Dict', 'Module', 'Object', 'Enum', 'Any'), `elems` for containers
+    and a Union's members, `module`
     (the nn.Module instance) for a module object, `cls` (the typing.NamedTuple class) for a named tuple (a
     'Tuple' whose elements are its fields) or the class of an 'Object' (a TorchScript class's instance)."""
     __slots__ = ("kind", "elems", "module", "cls")
@@ -33,6 +34,8 @@ class T:
             return f"__torch__.{type(self.module).__qualname__}"
         if self.kind == "Enum":
             return f"Enum<{class_name(self.cls)}>"
+        if self.kind == "Union":  # torch's annotation_str: Union[Tensor, int, NoneType]
+            return f"Union[{', '.join('NoneType' if e.kind == 'None' else repr(e) for e in self.elems)}]"
         if self.cls is not None:
             return class_name(self.cls)
         if self.kind == "Tuple":
@@ -48,7 +51,41 @@ DTYPE, DEVICE = T("dtype"), T("Device")
 
 
 def Optional(t):
+    if t.kind == "Union":
+        return Union([t, NONE])
     return t if t.kind in ("Optional", "None") else T("Optional", [t])
+
+
+# torch's TypeKind order, in which a Union lists its members (Union[int, Tensor] is `Union(Tensor, int)`)
+_UNION_ORDER = {k: i for i, k in enumerate(("Enum", "Tensor", "Tuple", "List", "Dict", "Number", "float", "int",
+                                            "dtype", "None", "str", "bool", "Device", "Object", "Module"))}
+
+
+def Union(members):
+    """typing.Union as torch types it: nested Unions and Optionals flattened, duplicates dropped, members in
+    torch's kind order; one member is that type, a member and None is Optional[member]."""
+    flat = []
+    for m in members:
+        for e in (m.elems if m.kind == "Union" else (m.elems[0], NONE) if m.kind == "Optional" else (m,)):
+            if e not in flat:
+                flat.append(e)
+    if any(e.kind == "Any" for e in flat):
+        return ANY
+    flat.sort(key=lambda e: _UNION_ORDER.get(e.kind, len(_UNION_ORDER)))
+    if len(flat) == 1:
+        return flat[0]
+    if len(flat) == 2 and NONE in flat:
+        return T("Optional", [flat[0] if flat[1] == NONE else flat[1]])
+    return T("Union", flat)
+
+
+def members(t):
+    """The types a value of static type t may have at run time (a Union's members, an Optional's and None)."""
+    if t.kind == "Union":
+        return list(t.elems)
+    if t.kind == "Optional":
+        return [t.elems[0], NONE]
+    return [t]
 
 
 def List(t):
@@ -127,6 +164,10 @@ def NamedTuple(cls, where):
 def is_subtype(have: T, want: T) -> bool:
     if want.kind == "Any" or have == want:
         return True
+    if have.kind == "Union" or (have.kind == "Optional" and want.kind == "Union"):
+        return all(is_subtype(m, want) for m in members(have))
+    if want.kind == "Union":
+        return any(is_subtype(have, m) for m in want.elems)
     if want.kind == "Optional":
         return have.kind == "None" or is_subtype(have, want.elems[0]) or (
             have.kind == "Optional" and is_subtype(have.elems[0], want.elems[0]))
@@ -170,6 +211,8 @@ def ir_type(t: T):
         return _jit.Type.parse("Device")
     if k == "Optional" and t.elems[0].kind == "Dict":
         return _jit.Type.optional(ir_type(t.elems[0]))
+    if k == "Union":  # printed Union(Tensor, int); Any to the interpreter and archives
+        return _jit.Type.union([_jit.Type.none() if e.kind == "None" else ir_type(e) for e in t.elems])
     if k == "Dict":  # printed Dict(K, V); Any to the interpreter and archives
         return _jit.Type.dict(ir_type(t.elems[0]), ir_type(t.elems[1]))
     if k == "Optional":  # T? where the IR spells it (int[]? too); otherwise Any? (a loaded module fills None)
@@ -213,10 +256,11 @@ def from_annotation(ann, where):
     from torchlite.jit._script.classes import is_script_class
     if is_script_class(ann):
         return T("Object", cls=ann)
+    if ann is typing.Any:
+        return ANY
     origin, args = typing.get_origin(ann), typing.get_args(ann)
-    if origin in (typing.Union, _pytypes.UnionType) and len(args) == 2 and type(None) in args:  # also `X | None`
-        inner = args[0] if args[1] is type(None) else args[1]
-        return Optional(from_annotation(inner, where))
+    if origin in (typing.Union, _pytypes.UnionType):  # Optional[X], Union[int, Tensor], `int | None`
+        return Union([from_annotation(a, where) for a in args])
     if origin is list and len(args) == 1:
         return List(from_annotation(args[0], where))
     if origin is tuple and args and args[-1] is not Ellipsis:
