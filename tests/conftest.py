@@ -1,4 +1,5 @@
 """Shared helpers: converting between torchlite and the PyTorch oracle, and layouts to test on."""
+import gc
 import os
 import re
 import zlib
@@ -14,6 +15,20 @@ pytest_plugins = ["sharding"]  # TORCHLITE_TEST_SHARD=k/n (tests/sharding.py)
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]
 INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session):
+    """Collection builds ~120,000 items (each process: every xdist worker collects the whole suite) and allocates
+    millions of objects that live until the end, so the cyclic GC's full passes over them were a quarter of the
+    collection's CPU time; it is off while collecting, and what collection made is then frozen (left out of later
+    passes, also those during the tests). Garbage cycles made while collecting are not freed: a few MB at most."""
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 @pytest.fixture(autouse=True)
