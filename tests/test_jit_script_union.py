@@ -351,3 +351,26 @@ def test_arithmetic_on_a_union_of_numbers():
     ours, theirs = both("def f(x: Union[int, float]) -> float:\n    return x * 2.0 + 1\n")
     for v in (1, 2.5):
         assert _same(ours(v), theirs(v))
+
+
+def test_loaded_union_arguments_are_checked_and_converted_as_torch(tmp_path):
+    # The archive keeps Union types (format 5): a loaded module checks a Union argument as torch.jit.load's does and
+    # converts it as the member it fits (a dict member: a real dict in and out).
+    src = ("class M(torch.nn.Module):\n"
+           "    def forward(self, x: Union[Dict[str, int], int]) -> Union[Dict[str, int], int]:\n"
+           "        if isinstance(x, int):\n"
+           "            return x + 1\n"
+           "        return x\n")
+    from tests.script_pair import load
+    ours = tl.jit.script(load(src, "torchlite").M())
+    theirs = torch.jit.script(load(src, "torch").M())
+    ours.save(str(tmp_path / "ours.pt"))
+    theirs.save(str(tmp_path / "theirs.pt"))
+    loaded, loaded_torch = tl.jit.load(str(tmp_path / "ours.pt")), torch.jit.load(str(tmp_path / "theirs.pt"))
+    for v in (3, {"a": 1, "b": 2}):
+        assert loaded(v) == loaded_torch(v) == ours(v)
+    with pytest.raises(RuntimeError) as ours_err:
+        loaded("s")
+    with pytest.raises(RuntimeError) as torch_err:
+        loaded_torch("s")
+    assert str(ours_err.value).splitlines()[0] == str(torch_err.value).splitlines()[0]

@@ -277,6 +277,11 @@ void write_type(TextWriter& w, const Type& t) {
       return;
     case K::Object: w.word("Object").string(t.name); return;
     case K::Any:
+      if (t.name == "Union") {  // a script Union (version 5): Union <n> <member>*; it runs as Any
+        w.word("Union").integer(static_cast<int64_t>(t.elems.size()));
+        for (const auto& e : t.elems) write_type(w, *e);
+        return;
+      }
       if (t.elems.size() == 2) {  // a script dict (version 5): Dict <K> <V>; it runs as Any
         w.word("Dict");
         write_type(w, *t.elems[0]);
@@ -307,6 +312,12 @@ TypePtr read_type(Lexer& in, int depth) {
   if (w == "Dict") {
     TypePtr key = read_type(in, depth + 1);
     return Type::dict(std::move(key), read_type(in, depth + 1));
+  }
+  if (w == "Union") {
+    size_t n = in.count();
+    std::vector<TypePtr> members;
+    for (size_t i = 0; i < n; ++i) members.push_back(read_type(in, depth + 1));
+    return Type::union_of(std::move(members));
   }
   if (w == "Tuple") {
     size_t n = in.count();
@@ -829,7 +840,7 @@ void check_enum_site(Lexer& in, const std::string& name, const Method& method, c
   for (int64_t step : e.path) {
     if (t == nullptr) break;
     const bool container = t->kind == K::List || t->kind == K::Optional || t->kind == K::Tuple ||
-                           (t->kind == K::Any && t->elems.size() == 2);
+                           (t->kind == K::Any && t->elems.size() == 2 && t->name != "Union");
     t = container && step >= 0 && static_cast<size_t>(step) < t->elems.size() ? t->elems[step].get() : nullptr;
   }
   if (t != nullptr && t->kind == K::Optional) t = t->elems[0].get();

@@ -29,6 +29,8 @@ def _kind(ir_type) -> str:
         return "opt"
     if s.startswith("Dict("):
         return "dict"
+    if s.startswith("Union("):
+        return "union"
     if s.startswith("(") or s.startswith("NamedTuple("):
         return "tuple"
     if ir_type.class_name() and not ir_type.containedTypes():
@@ -50,6 +52,8 @@ def tree(ir_type, enums, path=()):
         return ("dict", tree(elems[0], enums, path + (0,)), tree(elems[1], enums, path + (1,)))
     if k in ("list", "opt"):
         return (k, tree(elems[0], enums, path + (0,)))
+    if k == "union":
+        return ("union", tuple(tree(e, enums, path + (i,)) for i, e in enumerate(elems)))
     if k == "tuple":
         return ("tuple", tuple(tree(e, enums, path + (i,)) for i, e in enumerate(elems)), ir_type.class_name(),
                 tuple(ir_type.fields()))
@@ -68,6 +72,8 @@ def _has(node, kinds) -> bool:
         return _has(node[1], kinds)
     if node[0] == "tuple":
         return (bool(node[3]) and "named" in kinds) or any(_has(e, kinds) for e in node[1])
+    if node[0] == "union":
+        return any(_has(e, kinds) for e in node[1])
     return False
 
 
@@ -84,6 +90,8 @@ def type_str(node, top=True) -> str:
         return f"Optional[{type_str(node[1], False)}]"
     if k == "tuple":
         return node[2] if node[3] else f"Tuple[{', '.join(type_str(e, False) for e in node[1])}]"
+    if k == "union":
+        return f"Union[{', '.join(type_str(e, False) for e in node[1])}]"
     return node[1]
 
 
@@ -107,6 +115,8 @@ def matches(v, node) -> bool:
             (type(v) is list and not v)
     if k == "tuple":
         return isinstance(v, tuple) and len(v) == len(node[1]) and all(map(matches, v, node[1]))
+    if k == "union":
+        return any(matches(v, m) for m in node[1])
     check = _LEAF.get(node[1]) if k == "leaf" else None
     return check is None or check(v)
 
@@ -131,6 +141,9 @@ def to_graph(v, node):
         return [to_graph(x, node[1]) for x in v]
     if k == "tuple":
         return tuple(to_graph(x, e) for x, e in zip(v, node[1]))
+    if k == "union":  # converted as the first member it fits, as a scripted module converts it
+        member = next((m for m in node[1] if matches(v, m)), None)
+        return v if member is None else to_graph(v, member)
     if k == "leaf" and node[1] == "float" and type(v) is int:
         return float(v)
     return v
@@ -158,6 +171,15 @@ def from_graph(v, node):
             from torchlite.jit._named_tuple import class_for
             return class_for(node[2], node[3])(*items)
         return tuple(items)
+    if k == "union":  # a member a graph value can only be: a dict (a list in the graph) where no list could be
+        dicts = [m for m in node[1] if m[0] == "dict"]
+        lists = [m for m in node[1] if m[0] == "list"]
+        if isinstance(v, list) and dicts and not lists:
+            return from_graph(v, dicts[0])
+        tuples = [m for m in node[1] if m[0] == "tuple"]
+        if isinstance(v, tuple) and len(tuples) == 1:
+            return from_graph(v, tuples[0])
+        return v
     if k == "obj":
         from torchlite.jit._script import classes
         conv = classes.converter(node[1])
