@@ -122,7 +122,7 @@ TL_ALWAYS_INLINE float tanh_float_lanes(float x) {
   const int32_t k = exp_ratio(t, q, c);
   float hl;
   const float big = one_minus(q, c, k + 1, hl) + hl;
-  // |x| < 0.55: x + x^3 Q(x^2).
+  // |x| < 0.55: |x| + |x|^3 Q(x^2).
   const float z = x * x;
   float p = 2.53033661e-3f;
   p = __builtin_fmaf(p, z, -8.52934364e-3f);
@@ -130,9 +130,10 @@ TL_ALWAYS_INLINE float tanh_float_lanes(float x) {
   p = __builtin_fmaf(p, z, -5.39647900e-2f);
   p = __builtin_fmaf(p, z, 1.33333251e-1f);
   p = __builtin_fmaf(p, z, -3.33333343e-1f);
-  const float small = __builtin_fmaf(x, z * p, x);
-  const float bigs = bits_to_float(float_to_bits(big) | (float_to_bits(x) & 0x80000000u));
-  return fsel(ax < 0.55f, small, fsel(ax == ax, bigs, x));
+  const float small = __builtin_fmaf(ax, z * p, ax);
+  // x's sign on the magnitude (tanh(-0) = -0: the polynomial's fma would give +0); nan stays nan.
+  const float mag = fsel(ax < 0.55f, small, big);
+  return fsel(ax == ax, bits_to_float(float_to_bits(mag) | (float_to_bits(x) & 0x80000000u)), x);
 }
 
 // silu(x) = x sigmoid(x) from the same parts, rounded once (x times a float pair by one fma): x < 0 gives
