@@ -91,11 +91,9 @@ TL_ALWAYS_INLINE float one_minus(float q, float c, int32_t m, float& hl) {
   return h;
 }
 
-// v 2^k in two steps (k in [-252, 254]), so that a subnormal result rounds once more instead of flushing.
-TL_ALWAYS_INLINE float scale2(float v, int32_t k) {
-  const int32_t k1 = k >> 1, k2 = k - k1;
-  return (v * pow2i(k1)) * pow2i(k2);
-}
+// v 2^k for k in [-189, 0] in two steps, 2^(k + 64) (a normal float) then 2^-64, so that a subnormal result
+// rounds once more (within 1 ulp) instead of flushing.
+TL_ALWAYS_INLINE float scale2(float v, int32_t k) { return (v * pow2i(k + 64)) * 0x1p-64f; }
 
 }  // namespace float_lanes_detail
 
