@@ -44,14 +44,14 @@ void unary_float(const Tensor& self, Tensor& out, const char* op, const F& f, co
 }
 
 // Same with `f_lanes` (float -> float, in float lanes: SigmoidTanhFloatLanes.h) for float32, run by
-// cpu_kernel (vectorized on contiguous runs); float16 / bfloat16 keep `f_float` in double.
+// float_lanes_kernel (VecMathLoops.h); float16 / bfloat16 keep `f_float` in double.
 template <typename F, typename FFloat, typename FLanes>
 void unary_float(const Tensor& self, Tensor& out, const char* op, const F& f, const FFloat& f_float,
                  const FLanes& f_lanes) {
   auto iter = unary_iter(out, self, op);
   TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
     if constexpr (std::is_same_v<scalar_t, double>) math_kernel<scalar_t>(iter, f);
-    else if constexpr (std::is_same_v<scalar_t, float>) cpu_kernel(iter, f_lanes);
+    else if constexpr (std::is_same_v<scalar_t, float>) float_lanes_kernel(iter, f_lanes);
     else math_kernel<scalar_t>(iter, f_float);
   });
 }

@@ -26,6 +26,12 @@
 namespace tl::native::vec {
 namespace float_lanes_detail {
 
+// a * b rounded, as an fma with a zero addend: GCC never contracts it into a later addition, so the results do
+// not depend on which products the compiler fuses (-ffp-contract=fast fuses a * b + c in the FMA clones only).
+// Every other product whose result is added is written as an explicit fma or is exact (a power-of-two scaling
+// of a normal float): the same bits in every clone, contiguous or strided, eager or fused.
+TL_ALWAYS_INLINE float mul_rn(float a, float b) { return __builtin_fmaf(a, b, 0.0f); }
+
 TL_ALWAYS_INLINE float fabs_bits(float x) { return bits_to_float(float_to_bits(x) & 0x7fffffffu); }
 
 // c ? a : b on floats through an integer mask (GCC leaves a `?:` on floats as control flow here).
@@ -45,12 +51,11 @@ TL_ALWAYS_INLINE int32_t exp_split(float t, float& ph, float& pl) {
   const float shifted = __builtin_fmaf(t, 1.44269504088896341f, 12582912.0f);
   const float k = shifted - 12582912.0f;
   const int32_t ki = static_cast<int32_t>(float_to_bits(shifted) & 0x7fffffu) - 0x400000;
-  // r = t - k ln2 = r1 - a: the head 0.693145751953125 (16 bits) gives r1 = t - k head exactly (|k| <= 150,
-  // |r1| <= 0.35), the tail's product a is good to 2^-33.
+  // r = t - k ln2 = r1 - k lo: the head 0.693145751953125 (16 bits) gives r1 = t - k head exactly (|k| <= 150,
+  // |r1| <= 0.35); the float tail lo makes k ln2 good to 2^-33.
   const float r1 = __builtin_fmaf(-k, 0.693145751953125f, t);
-  const float a = k * 1.42860682030941723e-6f;
-  const float r = r1 - a;  // rounded: only the polynomial sees it (its error there is below 2^-27)
-  // e^r = 1 + r1 - a + r^2 P(r): 1 + r1 exactly as h + e1 (1 >= |r1|), the small terms added to e1.
+  const float r = __builtin_fmaf(-k, 1.42860682030941723e-6f, r1);  // rounded: only the polynomial sees it
+  // e^r = 1 + r1 - k lo + r^2 P(r): 1 + r1 exactly as h + e1 (1 >= |r1|), the small terms added to e1.
   float p = 1.99076079e-4f;
   p = __builtin_fmaf(p, r, 1.39336695e-3f);
   p = __builtin_fmaf(p, r, 8.33328627e-3f);
@@ -59,7 +64,7 @@ TL_ALWAYS_INLINE int32_t exp_split(float t, float& ph, float& pl) {
   p = __builtin_fmaf(p, r, 0.5f);
   const float h = 1.0f + r1;
   const float e1 = (1.0f - h) + r1;
-  const float lo = (e1 - a) + r * r * p;
+  const float lo = __builtin_fmaf(r * r, p, __builtin_fmaf(-k, 1.42860682030941723e-6f, e1));
   // normalized (Fast2Sum, |lo| <= 0.07 < h): the quotient's first-order correction needs pl << ph.
   ph = h + lo;
   pl = (h - ph) + lo;
@@ -72,22 +77,22 @@ TL_ALWAYS_INLINE int32_t exp_ratio(float t, float& q, float& c) {
   const int32_t k = exp_split(t, ph, pl);
   // e = 2^k p; below 2^-126 it adds nothing to 1 + e, so the scale is clamped to a normal power of two.
   const float s = pow2i(k < -126 ? -126 : k);
-  const float eh = ph * s, el = pl * s;
+  const float eh = ph * s;     // exact: a normal float
   const float dh = 1.0f + eh;  // 1 + e = dh + dl (Fast2Sum: 1 >= eh)
-  const float dl = ((1.0f - dh) + eh) + el;
+  const float dl = __builtin_fmaf(pl, s, (1.0f - dh) + eh);
   const float inv = 1.0f / dh;
-  q = ph * inv;
+  q = mul_rn(ph, inv);
   const float rem = __builtin_fmaf(-q, dh, ph);  // p - q dh, exact
-  c = (rem + pl - q * dl) * inv;
+  c = mul_rn(__builtin_fmaf(-q, dl, rem + pl), inv);
   return k;
 }
 
 // 1 - 2^m (q + c) = h + hl for 2^m (q + c) <= 1/2: the head's subtraction is exact or its error kept.
 TL_ALWAYS_INLINE float one_minus(float q, float c, int32_t m, float& hl) {
   const float s = pow2i(m < -126 ? -126 : m);  // below 2^-126 the result is 1 either way
-  const float qh = q * s, ql = c * s;
+  const float qh = q * s;  // exact: a normal float
   const float h = 1.0f - qh;
-  hl = ((1.0f - h) - qh) - ql;
+  hl = __builtin_fmaf(-c, s, (1.0f - h) - qh);
   return h;
 }
 

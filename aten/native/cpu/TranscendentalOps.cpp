@@ -65,8 +65,8 @@ void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f,
   });
 }
 
-// Same with `f_lanes` (float -> float, in float lanes, SigmoidTanhFloatLanes.h) for float32: cpu_kernel runs it
-// vectorized on contiguous runs (8 or 16 lanes). float16 / bfloat16 keep `f_float` in double (rounded once).
+// Same with `f_lanes` (float -> float, in float lanes, SigmoidTanhFloatLanes.h) for float32 (8 or 16 lanes, any
+// layout: float_lanes_kernel). float16 / bfloat16 keep `f_float` in double (rounded once).
 template <typename MathF, typename MathFloatF, typename LanesF>
 void unary_math_lanes(const Tensor& self, Tensor& out, const char* op, const MathF& f, const MathFloatF& f_float,
                       const LanesF& f_lanes) {
@@ -76,7 +76,7 @@ void unary_math_lanes(const Tensor& self, Tensor& out, const char* op, const Mat
     if constexpr (std::is_same_v<scalar_t, double>) {
       math_kernel<scalar_t>(iter, f);
     } else if constexpr (std::is_same_v<scalar_t, float>) {
-      cpu_kernel(iter, f_lanes);
+      float_lanes_kernel(iter, f_lanes);
     } else {
       math_kernel<scalar_t>(iter, f_float);
     }
