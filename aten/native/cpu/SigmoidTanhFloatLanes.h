@@ -1,4 +1,4 @@
-// float32 sigmoid and tanh computed in float lanes, within 1 ulp of the correctly rounded result for every
+// float32 sigmoid, tanh and silu computed in float lanes, within 1 ulp of the correctly rounded result for every
 // float (checked exhaustively by tools/check_float_lanes_ulp.cpp; docs/vecmath.md has the figures).
 //
 // The double-computed sigmoid_for_float / tanh_for_float (VecMathHyperbolic.h) round once from ~2^-50 and are
@@ -6,18 +6,19 @@
 // division. These run 8 (AVX2) or 16 (AVX-512) lanes per instruction. A plain float formula
 // (1 / (1 + expf(-x))) is 2-3 ulp: the rounding of 1 + e and the exp's own error reach the result at full
 // weight. So the parts that must be exact are kept as float pairs (hi + lo):
-//   e^t = 2^k (ph + pl), t <= 0: k = round(t / ln2); r = t - k ln2 as rh + rl (ln2 in a 16-bit head, whose
-//     product with k is exact, and a float tail; the subtraction's error kept by two-sum); e^r = 1 + r + r^2 P(r)
-//     with 1 + r summed exactly (Fast2Sum) and P a degree-5 fit (relative error 1e-8, times r^2 <= 0.12).
+//   e^t = 2^k (ph + pl), t <= 0: k = round(t / ln2); r1 = t - k ln2_hi exact (a 16-bit head: k ln2_hi is
+//     exact); e^r = (1 + r1) + (k ln2_lo's and 1 + r1's rounding terms + r^2 P(r)), 1 + r1 summed exactly
+//     (Fast2Sum), P a degree-5 fit (relative error 1e-8, times r^2 <= 0.12), then normalized into ph + pl.
 //   S = p / (1 + e) as q + c: 1 + e exactly as dh + dl (Fast2Sum, 1 >= e), q = p / dh, and the correction
 //     c = (p - q dh + pl - q dl) / dh with the remainder by fma (exact).
 // Then sigmoid(x) = 2^k S for x < 0 (t = x) and 1 - 2^k S for x >= 0 (t = -x); tanh(|x|) = 1 - 2^(k+1) S with
-// t = -2|x| for |x| >= 0.55 (where tanh >= 1/2, so 1 - q does not cancel), x + x^3 Q(x^2) below (Q a degree-5
-// fit). 1 - q is summed with its rounding error, so each result rounds once (subnormal sigmoids twice, still
-// within 1 ulp). Branch-free float code (GCC vectorizes loops calling these inside TL_TARGET_CLONES
-// functions); the fmas are __builtin_fmaf (an instruction in the AVX2 / AVX-512 clones, libm's exact fmaf
-// in the baseline clone). Special values: nan stays nan, sigmoid(+-inf) = 1 / 0, tanh(+-inf) = +-1,
-// tanh(-0) = -0, large |x| saturates, subnormal inputs give 0.5 (sigmoid) and x (tanh).
+// t = -2|x| for |x| >= 0.55 (where tanh >= 1/2, so 1 - q does not cancel), |x| + |x|^3 Q(x^2) below (Q a
+// degree-5 fit); silu(x) = x times the same pair by one fma. 1 - q is summed with its rounding error, so each
+// result rounds once (subnormal results twice, still within 1 ulp). Branch-free float code (GCC vectorizes
+// loops calling these inside TL_TARGET_CLONES functions: float_lanes_kernel in VecMathLoops.h); the fmas are
+// __builtin_fmaf (an instruction in the AVX2 / AVX-512 clones, libm's exact fmaf in the baseline clone), and
+// no result depends on fma contraction (mul_rn below). Special values: nan stays nan, sigmoid(+-inf) = 1 / 0,
+// tanh(+-inf) = +-1, tanh(-0) = -0, large |x| saturates, subnormal inputs give 0.5 (sigmoid) and x (tanh).
 #pragma once
 #include <cstdint>
 
