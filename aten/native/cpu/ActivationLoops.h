@@ -2,7 +2,8 @@
 //
 // Every activation computes in double through math_kernel (VecMathLoops.h): float32, float16 and
 // bfloat16 are converted to double in blocks, mapped by one branch-free function (selects written
-// with dsel, so GCC vectorizes it) and rounded once. Integer and bool inputs are refused as PyTorch
+// with dsel, so GCC vectorizes it) and rounded once; float32 silu instead runs a float-lane function
+// (unary_float with three functions, SigmoidTanhFloatLanes.h). Integer and bool inputs are refused as PyTorch
 // refuses them (NotImplementedError naming the op), except where a kernel dispatches them itself.
 #pragma once
 
