@@ -8,6 +8,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/cpu/ActivationLoops.h"
+#include "aten/native/cpu/SigmoidTanhFloatLanes.h"
 #include "aten/native/cpu/VecMathErf.h"
 #include "aten/native/cpu/VecMathExpLog.h"
 #include "aten/native/cpu/VecMathHyperbolic.h"
@@ -64,7 +65,8 @@ void silu_kernel(const Tensor& self, Tensor& out) {
   }
   unary_float(
       self, out, "silu", [](double x) TL_MATH_INLINE { return x * vec::sigmoid_f64(x); },
-      [](double x) TL_MATH_INLINE { return x * vec::sigmoid_for_float(x); });
+      [](double x) TL_MATH_INLINE { return x * vec::sigmoid_for_float(x); },
+      [](float x) TL_MATH_INLINE -> float { return vec::silu_float_lanes(x); });
 }
 
 // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow, and the log1p argument stays in (0, 1].

@@ -2,7 +2,8 @@
 //
 // Every activation computes in double through math_kernel (VecMathLoops.h): float32, float16 and
 // bfloat16 are converted to double in blocks, mapped by one branch-free function (selects written
-// with dsel, so GCC vectorizes it) and rounded once. Integer and bool inputs are refused as PyTorch
+// with dsel, so GCC vectorizes it) and rounded once; float32 silu instead runs a float-lane function
+// (unary_float with three functions, SigmoidTanhFloatLanes.h). Integer and bool inputs are refused as PyTorch
 // refuses them (NotImplementedError naming the op), except where a kernel dispatches them itself.
 #pragma once
 
@@ -39,6 +40,19 @@ void unary_float(const Tensor& self, Tensor& out, const char* op, const F& f, co
   auto iter = unary_iter(out, self, op);
   TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
     if constexpr (std::is_same_v<scalar_t, double>) math_kernel<scalar_t>(iter, f);
+    else math_kernel<scalar_t>(iter, f_float);
+  });
+}
+
+// Same with `f_lanes` (float -> float, in float lanes: SigmoidTanhFloatLanes.h) for float32, run by
+// float_lanes_kernel (VecMathLoops.h); float16 / bfloat16 keep `f_float` in double.
+template <typename F, typename FFloat, typename FLanes>
+void unary_float(const Tensor& self, Tensor& out, const char* op, const F& f, const FFloat& f_float,
+                 const FLanes& f_lanes) {
+  auto iter = unary_iter(out, self, op);
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) math_kernel<scalar_t>(iter, f);
+    else if constexpr (std::is_same_v<scalar_t, float>) float_lanes_kernel(iter, f_lanes);
     else math_kernel<scalar_t>(iter, f_float);
   });
 }

@@ -14,6 +14,7 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/ComplexPointwise.h"
 #include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/SigmoidTanhFloatLanes.h"
 #include "aten/native/cpu/VecMathErf.h"
 #include "aten/native/cpu/VecMathExpLog.h"
 #include "aten/native/cpu/VecMathHyperbolic.h"
@@ -58,6 +59,24 @@ void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f,
   TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
     if constexpr (std::is_same_v<scalar_t, double>) {
       math_kernel<scalar_t>(iter, f);
+    } else {
+      math_kernel<scalar_t>(iter, f_float);
+    }
+  });
+}
+
+// Same with `f_lanes` (float -> float, in float lanes, SigmoidTanhFloatLanes.h) for float32 (8 or 16 lanes, any
+// layout: float_lanes_kernel). float16 / bfloat16 keep `f_float` in double (rounded once).
+template <typename MathF, typename MathFloatF, typename LanesF>
+void unary_math_lanes(const Tensor& self, Tensor& out, const char* op, const MathF& f, const MathFloatF& f_float,
+                      const LanesF& f_lanes) {
+  auto iter = unary_float_iter(out, self, op);
+  if (is_complex_type(iter.common_dtype()) && complex_unary(iter, op)) return;
+  TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
+    if constexpr (std::is_same_v<scalar_t, double>) {
+      math_kernel<scalar_t>(iter, f);
+    } else if constexpr (std::is_same_v<scalar_t, float>) {
+      float_lanes_kernel(iter, f_lanes);
     } else {
       math_kernel<scalar_t>(iter, f_float);
     }
@@ -181,9 +200,10 @@ void cosh_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "cosh", [](double x) TL_MATH_INLINE { return vec::cosh_f64(x); });
 }
 void tanh_kernel(const Tensor& self, Tensor& out) {
-  unary_math(
+  unary_math_lanes(
       self, out, "tanh", [](double x) TL_MATH_INLINE { return vec::tanh_f64(x); },
-      [](double x) TL_MATH_INLINE { return vec::tanh_for_float(x); });
+      [](double x) TL_MATH_INLINE { return vec::tanh_for_float(x); },
+      [](float x) TL_MATH_INLINE -> float { return vec::tanh_float_lanes(x); });
 }
 void asinh_kernel(const Tensor& self, Tensor& out) {
   unary_math(self, out, "asinh", [](double x) TL_MATH_INLINE { return vec::asinh_f64(x); });
@@ -196,9 +216,10 @@ void atanh_kernel(const Tensor& self, Tensor& out) {
              [](double x) TL_MATH_INLINE { return vec::atanh_for_float(x); });
 }
 void sigmoid_kernel(const Tensor& self, Tensor& out) {
-  unary_math(
+  unary_math_lanes(
       self, out, "sigmoid", [](double x) TL_MATH_INLINE { return vec::sigmoid_f64(x); },
-      [](double x) TL_MATH_INLINE { return vec::sigmoid_for_float(x); });
+      [](double x) TL_MATH_INLINE { return vec::sigmoid_for_float(x); },
+      [](float x) TL_MATH_INLINE -> float { return vec::sigmoid_float_lanes(x); });
 }
 
 void erf_kernel(const Tensor& self, Tensor& out) {

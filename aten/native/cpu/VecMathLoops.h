@@ -2,6 +2,7 @@
 //
 //   math_kernel<scalar_t>(iter, f);                // f(double...) -> double, branch-free
 //   math_kernel<scalar_t>(iter, f, rare, slow);    // rare(double...) -> bool, slow: libm
+//   float_lanes_kernel(iter, f);                    // float32 only, f(float) -> float (float lanes)
 //
 // Each 1-D run is cut into blocks of 256 elements. A block's inputs are converted to double
 // into a stack buffer (strided, float16 etc. included), `f` maps the buffer in a loop compiled
@@ -77,6 +78,12 @@ TL_TARGET_CLONES void store(const double* src, int64_t n, char* p, int64_t strid
   for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p + i * stride) = from_opmath<T>(src[i]);
 }
 
+template <typename F>
+TL_TARGET_CLONES void map1f(const float* a, float* out, int64_t n, const F& f) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) out[i] = f(a[i]);
+}
+
 struct NoRare {
   bool operator()(double) const { return false; }
   bool operator()(double, double) const { return false; }
@@ -130,6 +137,29 @@ void math_kernel(TensorIterator& iter, const F& f, const P& rare = P(), const S&
         map2(a[0], a[1], o, m, f);
       }
       if (!direct) store<scalar_t>(out, m, data[0] + b * strides[0], strides[0]);
+    }
+  });
+}
+
+// float32 through a float -> float function in float lanes (SigmoidTanhFloatLanes.h): contiguous runs mapped
+// in place of the tensors, other runs through a stack buffer, both by the same per-ISA clone, so an element
+// gives the same bits whatever the layout (eager and fused runs must agree; the strided loop of cpu_kernel is
+// not a clone: libm fma calls there).
+template <typename F>
+void float_lanes_kernel(TensorIterator& iter, const F& f) {
+  using namespace vecmath_detail;
+  iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
+    constexpr int64_t w = sizeof(float);
+    if (strides[0] == w && strides[1] == w) {
+      map1f(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n, f);
+      return;
+    }
+    float buf[kBlock];
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const int64_t m = std::min(kBlock, n - b);
+      for (int64_t i = 0; i < m; ++i) buf[i] = *reinterpret_cast<const float*>(data[1] + (b + i) * strides[1]);
+      map1f(buf, buf, m, f);
+      for (int64_t i = 0; i < m; ++i) *reinterpret_cast<float*>(data[0] + (b + i) * strides[0]) = buf[i];
     }
   });
 }
