@@ -278,6 +278,18 @@ def _assert_results(got, expected):
         assert got == expected, (got, expected)
 
 
+def _float64_args(args, kwargs):
+    """The call's arguments with every floating-point tensor as float64 (new tensors: the inputs stay as they are)."""
+    up = lambda v: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v  # noqa: E731
+    return [_map_values(a, up) for a in args], {k: _map_values(v, up) for k, v in kwargs.items()}
+
+
+def _map_values(v, fn):
+    if isinstance(v, (list, tuple)):
+        return type(v)(_map_values(x, fn) for x in v)
+    return fn(v)
+
+
 def _seeded(lib, fn):
     """`fn` drawing from a generator freshly seeded with 0 at each call."""
     def call(*a):
@@ -378,6 +390,13 @@ def test_forward(f, index, form, layout, dtype):
         for g, e in (zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]):
             assert (tuple(g.shape), dtype_name(g.dtype)) == (tuple(e.shape), dtype_name(e.dtype))
         return
+    if sample_hint(sample, "check") == "float64-rounded" and dtype in ("float16", "bfloat16"):
+        # PyTorch's own half-precision kernels round differently on different CPUs (its bfloat16 convolution on an
+        # AVX2 host is off the correctly rounded result in 150 of 360 elements, off by up to 4% of a value):
+        # the oracle is PyTorch's float64 computation of the same values, rounded once to the dtype.
+        expected, _ = torch_result(lambda: t_fn(*_float64_args(t_args, t_kwargs)))
+        expected = tuple(e.to(getattr(torch, dtype)) if isinstance(e, torch.Tensor) else e for e in expected) \
+            if isinstance(expected, tuple) else expected.to(getattr(torch, dtype))
     _assert_results(got, expected)
     if form == "inplace":
         assert got is l_args[0], f"{what}: the in-place variant must return self"
