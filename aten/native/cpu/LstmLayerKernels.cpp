@@ -12,6 +12,10 @@
 // Layout: gates rows are [i | f | g | o], H each (PyTorch's order), stored activated: sigmoid(i),
 // sigmoid(f), tanh(g), sigmoid(o). float64 uses torchlite's own transcendental functions (VecMath*.h, as
 // the `sigmoid`/`tanh` ops); float32 float-lane versions of them (below), within a few ulp of those.
+// The gates' float-lane exp (ExpFloatLanes.h) clamps its argument with branches; under GCC's default
+// -ftrapping-math the clones without AVX-512 masks kept them as scalar code (as SoftmaxKernels.cpp found).
+// Nothing here reads the floating-point exception flags; the results are the same bits.
+#pragma GCC optimize("no-trapping-math")
 #include <algorithm>
 #include <tuple>
 #include <vector>
