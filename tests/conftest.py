@@ -41,6 +41,35 @@ def _seed_torch_per_test(request):
     torch.default_generator.manual_seed(zlib.crc32(request.node.nodeid.encode()))
 
 
+def run_cases(name, cases, check):
+    """Runs `check(*case)` for each case of one generated test and fails once, listing every case that failed.
+
+    The generated suites check tens of thousands of (op, sample, form, layout, dtype) cases; as one pytest item each,
+    pytest's and pytest-xdist's own per-item work (~4 ms of CPU: three reports pickled to the controller and
+    processed there) cost more than most cases themselves. So an item runs the cases of one (op, sample, form) and
+    reports them all. `cases` are tuples whose last element is the case's known mismatch (a reason) or None: a case
+    with one must fail (a strict expected failure); one that passes fails the item, so its entry gets removed."""
+    failures, first = [], None
+    for *case, known in cases:
+        what = f"{name}-{'-'.join(str(c) for c in case)}"
+        try:
+            check(*case)
+        except (Exception, pytest.fail.Exception) as e:  # pytest.raises reports a missing exception with Failed
+            if known is None:
+                failures.append(f"{what}: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}")
+                first = first or (what, e)
+        else:
+            if known is not None:
+                failures.append(f"{what}: passes, but is listed as a known mismatch ({known}): remove the entry")
+    if failures:
+        detail = ""
+        if first is not None:
+            import traceback
+            detail = f"\n\nThe first failure, {first[0]}:\n" + "".join(traceback.format_exception(first[1]))[-4000:]
+        pytest.fail(f"{len(failures)} of {len(cases)} cases failed:\n  " + "\n  ".join(failures) + detail,
+                    pytrace=False)
+
+
 def variant_index(functions):
     """{(id of a functional entry, kind): its derived in-place/out= variant, or the out= overload the YAML writes for
     it (except those PyTorch gives no Python binding, tag `generated`)}, the first in YAML order: one pass instead of a

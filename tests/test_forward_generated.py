@@ -22,7 +22,7 @@ import torchlite as tl
 from codegen.loader import load_native_functions
 from codegen.model import COMPLEX_DTYPE_NAMES, DTYPE_NAMES, SchemaKind, describe_dtypes
 from conftest import (DTYPES, Spec, assert_same, dtype_name, error_types_like, from_torch, iter_specs, map_specs,
-                      parse_sample, sample_callables, sample_hint, torch_result, variant_index)
+                      parse_sample, run_cases, sample_callables, sample_hint, torch_result, variant_index)
 
 YAML = Path(__file__).resolve().parents[1] / "native_functions.yaml"
 ALL = load_native_functions(YAML).functions
@@ -155,6 +155,8 @@ def _layout_applies(sample, layout):
 
 
 def _cases():
+    """One pytest item per (entry, sample, form), running the (layout, dtype) cases of that call (conftest.run_cases),
+    each with its known mismatch (a reason) or None."""
     for f in ENTRIES:
         forms = ["functional"] + [k.value for k in (SchemaKind.inplace, SchemaKind.out) if _variant(f, k)]
         # Complex dtypes for the entries that declare them (`dtypes: [..., complex]`), complex64 in every layout.
@@ -166,12 +168,8 @@ def _cases():
                      if (d in complex_dtypes or (d == "float32" and not _dtype_free(sample)))
                      and _layout_applies(sample, "zero_d")]
             for form in forms:
-                for lay, dtype in plan:
-                    key = (str(f.schema.name), i, form, lay, dtype)
-                    gap = _known_mismatch(key)
-                    marks = [pytest.mark.xfail(reason=gap, strict=True)] if gap else []
-                    yield pytest.param(f, i, form, lay, dtype, marks=marks,
-                                       id=f"{f.schema.name}[{i}]-{form}-{lay}-{dtype}")
+                cases = [(lay, dtype, _known_mismatch((str(f.schema.name), i, form, lay, dtype))) for lay, dtype in plan]
+                yield pytest.param(f, i, form, cases, id=f"{f.schema.name}[{i}]-{form}")
 
 
 # ---------------------------------------------------------------- building the same inputs in both libraries
@@ -365,8 +363,12 @@ def test_declared_dtypes(f):
                    for s in samples), f"{f.schema.name}: PyTorch rejects every sample in {dtype}"
 
 
-@pytest.mark.parametrize("f,index,form,layout,dtype", list(_cases()))
-def test_forward(f, index, form, layout, dtype):
+@pytest.mark.parametrize("f,index,form,cases", list(_cases()))
+def test_forward(f, index, form, cases):
+    run_cases(f"{f.schema.name}[{index}]-{form}", cases, lambda layout, dtype: _check_forward(f, index, form, layout, dtype))
+
+
+def _check_forward(f, index, form, layout, dtype):
     sample = f.samples[index]
     (t_args, t_kwargs), (l_args, l_kwargs) = _build(sample, layout, dtype)
     t_fn, l_fn = _callables(f, form, sample)

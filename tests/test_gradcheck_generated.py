@@ -23,7 +23,7 @@ import torch
 import torchlite as tl
 from codegen.loader import load_native_functions
 from codegen.model import COMPOSITE, SchemaKind
-from conftest import (Spec, iter_specs, map_specs, op_namespace, parse_sample, sample_callables, sample_hint,
+from conftest import (Spec, iter_specs, map_specs, op_namespace, parse_sample, run_cases, sample_callables, sample_hint,
                       variant_index)
 from torchlite.autograd.gradcheck import gradcheck, gradgradcheck
 
@@ -152,6 +152,18 @@ def _cases(forms=("functional", "inplace"), layouts=LAYOUTS, finite_differences=
                                        id=f"{f.schema.name}[{i}]-{form}-{layout}")
 
 
+def _grouped(cases):
+    """The layouts of one (entry, form, sample) as one pytest item (conftest.run_cases: pytest's and pytest-xdist's
+    per-item work costs as much as a small case): params (f, form, sample, name, [(layout, known gap or None)])."""
+    groups = {}
+    for c in cases:
+        f, form, sample, layout = c.values
+        name = c.id.rsplit("-", 1)[0]
+        groups.setdefault(name, (f, form, sample, name, []))[4].append((layout, c.marks[0].kwargs["reason"]
+                                                                       if c.marks else None))
+    return [pytest.param(*g, id=g[3]) for g in groups.values()]
+
+
 # ---------------------------------------------------------------- inputs: the same values in both libraries
 
 def _values(spec, seed):
@@ -246,8 +258,12 @@ def _what(f, form, sample, layout):
     return f"{f.schema.name} {form} on {layout} inputs, sample {sample!r}"
 
 
-@pytest.mark.parametrize("f,form,sample,layout", list(_cases(finite_differences=True)))
-def test_gradcheck(f, form, sample, layout):
+@pytest.mark.parametrize("f,form,sample,name,cases", _grouped(_cases(finite_differences=True)))
+def test_gradcheck(f, form, sample, name, cases):
+    run_cases(name, cases, lambda layout: _check_gradcheck(f, form, sample, layout))
+
+
+def _check_gradcheck(f, form, sample, layout):
     case, t_case = _both(f, form, sample, layout)
     assert case[1], f"sample {sample!r} of {f.schema.name} has no differentiable tensor"
     if sample_hint(sample, "finite_differences") == "no":
@@ -256,11 +272,14 @@ def test_gradcheck(f, form, sample, layout):
         assert gradcheck(*case, eps=1e-6, atol=1e-5, rtol=1e-3), _what(f, form, sample, layout)
 
 
-@pytest.mark.parametrize("f,form,sample,layout", list(_cases(layouts=("contiguous", "transposed"), finite_differences=True,
-                                                             second_order_layouts=("contiguous", "transposed"),
-                                                             second_order_gaps={**KNOWN_SECOND_ORDER_GAPS,
-                                                                                **KNOWN_GRADGRADCHECK_GAPS})))
-def test_gradgradcheck(f, form, sample, layout):
+@pytest.mark.parametrize("f,form,sample,name,cases", _grouped(_cases(
+    layouts=("contiguous", "transposed"), finite_differences=True, second_order_layouts=("contiguous", "transposed"),
+    second_order_gaps={**KNOWN_SECOND_ORDER_GAPS, **KNOWN_GRADGRADCHECK_GAPS})))
+def test_gradgradcheck(f, form, sample, name, cases):
+    run_cases(name, cases, lambda layout: _check_gradgradcheck(f, form, sample, layout))
+
+
+def _check_gradgradcheck(f, form, sample, layout):
     case, t_case = _both(f, form, sample, layout)
     if sample_hint(sample, "finite_differences") == "no":
         return
@@ -321,8 +340,12 @@ def _grads(func, leaves, lib, order):
     return [None if g is None else g.detach().numpy(**({"force": True} if lib is torch else {})) for g in grads]
 
 
-@pytest.mark.parametrize("f,form,sample,layout", list(_cases(second_order_layouts=("contiguous",))))
-def test_gradients_like_torch(f, form, sample, layout):
+@pytest.mark.parametrize("f,form,sample,name,cases", _grouped(_cases(second_order_layouts=("contiguous",))))
+def test_gradients_like_torch(f, form, sample, name, cases):
+    run_cases(name, cases, lambda layout: _check_gradients_like_torch(f, form, sample, layout))
+
+
+def _check_gradients_like_torch(f, form, sample, layout):
     case, t_case = _both(f, form, sample, layout)
     what = _what(f, form, sample, layout)
     if not _forward_or_torch_rejects(case, t_case, what, _strict(form, layout)):
