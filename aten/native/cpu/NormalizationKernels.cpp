@@ -16,6 +16,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/LayerNormRowsAvx2.h"
 #include "aten/native/cpu/LayerNormRowsAvx512.h"
 #include "aten/native/cpu/NormalizationLoops.h"
 #include "aten/native/cpu/StreamStore.h"
@@ -90,12 +91,15 @@ void layer_norm_rows(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* 
 
 void layer_norm_rows(const float* x, float* y, const float* w, const float* b, int64_t n, double eps, float* mean,
                      float* rstd, int64_t lo, int64_t hi, bool stream) {
-  if (n == 0 || !layer_norm_rows_avx512()) {
+  if (n > 0 && layer_norm_rows_avx512()) {
+    for (int64_t r = lo; r < hi; ++r)
+      layer_norm_row_f32_avx512(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
+  } else if (n > 0 && layer_norm_rows_avx2()) {
+    for (int64_t r = lo; r < hi; ++r)
+      layer_norm_row_f32_avx2(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
+  } else {
     layer_norm_rows<float>(x, y, w, b, n, eps, mean, rstd, lo, hi, stream);
-    return;
   }
-  for (int64_t r = lo; r < hi; ++r)
-    layer_norm_row_f32_avx512(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
 }
 
 // One row of the backward, with g = dy * w and xhat = (x - mean) * rstd:
@@ -156,16 +160,21 @@ TL_TARGET_CLONES void layer_norm_backward_row(const T* dy, const T* x, const opm
   }
 }
 
-// The AVX-512 float32 backward row (LayerNormRowsAvx512.h); false (nothing done) for other dtypes.
+// Which float32 backward row runs: the AVX-512 one, the AVX2 one, or the generic loops.
+enum class RowIsa { kGeneric, kAvx2, kAvx512 };
+
+// The ISA-specific float32 backward row (LayerNormRowsAvx512.h / LayerNormRowsAvx2.h); false (nothing done) for
+// other dtypes.
 template <typename T>
-bool backward_row_avx512(const T*, const T*, const opmath_t<T>*, opmath_t<T>, opmath_t<T>, int64_t, T*, opmath_t<T>*,
-                         opmath_t<T>*, bool) {
+bool backward_row_isa(RowIsa, const T*, const T*, const opmath_t<T>*, opmath_t<T>, opmath_t<T>, int64_t, T*,
+                      opmath_t<T>*, opmath_t<T>*, bool) {
   return false;
 }
 
-bool backward_row_avx512(const float* dy, const float* x, const float* w, float mean, float rstd, int64_t n, float* dx,
-                         float* dw, float* db, bool stream) {
-  layer_norm_backward_row_f32_avx512(dy, x, w, mean, rstd, n, dx, dw, db, stream);
+bool backward_row_isa(RowIsa isa, const float* dy, const float* x, const float* w, float mean, float rstd, int64_t n,
+                      float* dx, float* dw, float* db, bool stream) {
+  if (isa == RowIsa::kAvx512) layer_norm_backward_row_f32_avx512(dy, x, w, mean, rstd, n, dx, dw, db, stream);
+  else layer_norm_backward_row_f32_avx2(dy, x, w, mean, rstd, n, dx, dw, db, stream);
   return true;
 }
 
@@ -262,14 +271,18 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_kernel(
     acc_t* dbp = params ? db_acc.data_ptr<acc_t>() : nullptr;
     // dx is streamed when dy, x and dx together overflow the cache.
     const bool stream = dxp && stream_output(3 * M * N * static_cast<int64_t>(sizeof(scalar_t)));
-    const bool avx512 = std::is_same_v<scalar_t, float> && layer_norm_rows_avx512();
+    const RowIsa isa = !std::is_same_v<scalar_t, float> ? RowIsa::kGeneric
+                       : layer_norm_rows_avx512()         ? RowIsa::kAvx512
+                       : layer_norm_rows_avx2()           ? RowIsa::kAvx2
+                                                          : RowIsa::kGeneric;
     parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t blk = lo; blk < hi; ++blk) {
         const int64_t r0 = blk * rows_per_block, r1 = std::min(M, r0 + rows_per_block);
         for (int64_t r = r0; r < r1; ++r) {
           scalar_t* dxr = dxp ? dxp + r * N : nullptr;
-          if (avx512 && backward_row_avx512(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr,
-                                            params ? dwp + blk * N : nullptr, params ? dbp + blk * N : nullptr, stream))
+          if (isa != RowIsa::kGeneric &&
+              backward_row_isa(isa, dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr, params ? dwp + blk * N : nullptr,
+                               params ? dbp + blk * N : nullptr, stream))
             continue;
           if (params)
             layer_norm_backward_row<scalar_t, true>(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr,

@@ -1,0 +1,251 @@
+// The AVX2/FMA float32 layer_norm rows (LayerNormRowsAvx2.h). Loops step 8 floats (a 16-lane block of the generic
+// rows is two vectors, lo = lanes 0-7 and hi = lanes 8-15); the scalar tails are the generic rows' (left to right),
+// and the output's head before its first 32-byte boundary (streamed stores only) and last partial vector use masked
+// loads and stores, so no lane outside the row is read or written.
+#include "aten/native/cpu/LayerNormRowsAvx2.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TL_LAYER_NORM_AVX2 1
+#endif
+
+namespace tl::native {
+
+bool layer_norm_rows_avx2() {
+  static const bool on = [] {
+    bool yes = false;
+#ifdef TL_LAYER_NORM_AVX2
+    yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    const char* want = std::getenv("TORCHLITE_LAYER_NORM_ISA");
+    return yes && !(want && std::strcmp(want, "generic") == 0);
+  }();
+  return on;
+}
+
+#ifdef TL_LAYER_NORM_AVX2
+
+#define TL_AVX2 __attribute__((target("avx2,fma")))
+
+namespace {
+
+// Lanes [0, len) set (0 < len <= 8): a mask for _mm256_maskload_ps / _mm256_maskstore_ps.
+TL_AVX2 inline __m256i lanes(int64_t len) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(len)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// The generic rows' reduction of 16 lanes (lo, hi): lane j += lane j + w for w = 8, 4, 2, 1.
+TL_AVX2 inline float hsum16(__m256 lo, __m256 hi) {
+  const __m256 v = _mm256_add_ps(lo, hi);
+  __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  a = _mm_add_ps(a, _mm_movehl_ps(a, a));
+  a = _mm_add_ss(a, _mm_movehdup_ps(a));
+  return _mm_cvtss_f32(a);
+}
+
+// The blocks' lanes 0-7 (h = 0) or 8-15 (h = 1) merged as (b0 + b1) + (b2 + b3): block k's are v[2k + h].
+TL_AVX2 inline __m256 merge(const __m256* v, int h) {
+  return _mm256_add_ps(_mm256_add_ps(v[h], v[2 + h]), _mm256_add_ps(v[4 + h], v[6 + h]));
+}
+
+// norm::lane_sum of x (Dev = false), or of d = x - m and with it of d * d (Dev = true: run_moments' second loop):
+// 4 blocks of 16 lanes over 64-element steps, the 16-element steps after them into block 0, the scalar tail left
+// to right; blocks merged as (b0 + b1) + (b2 + b3), lanes by hsum16. With Dev the 16 accumulators are the whole
+// register file: GCC keeps what fits (see the objdump note in docs/kernels/normalization.md).
+template <bool Dev>
+TL_AVX2 inline void row_sums(const float* x, int64_t n, float m, float* s1, float* s2) {
+  const __m256 vm = _mm256_set1_ps(m);
+  __m256 a[8], q[8];
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) a[k] = q[k] = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      const __m256 v = _mm256_loadu_ps(x + i + 8 * k);
+      if constexpr (Dev) {
+        const __m256 d = _mm256_sub_ps(v, vm);
+        a[k] = _mm256_add_ps(a[k], d);
+        q[k] = _mm256_fmadd_ps(d, d, q[k]);
+      } else {
+        a[k] = _mm256_add_ps(a[k], v);
+      }
+    }
+  }
+  for (; i + 16 <= n; i += 16) {
+#pragma GCC unroll 2
+    for (int k = 0; k < 2; ++k) {
+      const __m256 v = _mm256_loadu_ps(x + i + 8 * k);
+      if constexpr (Dev) {
+        const __m256 d = _mm256_sub_ps(v, vm);
+        a[k] = _mm256_add_ps(a[k], d);
+        q[k] = _mm256_fmadd_ps(d, d, q[k]);
+      } else {
+        a[k] = _mm256_add_ps(a[k], v);
+      }
+    }
+  }
+  float t1 = 0, t2 = 0;
+  for (; i < n; ++i) {
+    if constexpr (Dev) {
+      const float d = x[i] - m;
+      t1 += d;
+      t2 = std::fma(d, d, t2);
+    } else {
+      t1 += x[i];
+    }
+  }
+  *s1 = hsum16(merge(a, 0), merge(a, 1)) + t1;
+  if constexpr (Dev) *s2 = hsum16(merge(q, 0), merge(q, 1)) + t2;
+}
+
+// Each functor gives its 8 values at i, loading with `ld` (a full or a masked load); their call operators are
+// compiled for AVX2 like the loops that take them, so those inline them (see BatchNormRowsAvx2.cpp).
+struct Full {
+  TL_AVX2 __m256 operator()(const float* p) const { return _mm256_loadu_ps(p); }
+};
+struct Masked {
+  __m256i m;
+  TL_AVX2 __m256 operator()(const float* p) const { return _mm256_maskload_ps(p, m); }
+};
+
+// ((x - mean) * rstd) * w + b: the generic layer_norm_apply's contraction.
+template <bool HasW, bool HasB>
+struct Apply {
+  const float *x, *w, *b;
+  __m256 mean, rstd;
+  template <typename L>
+  TL_AVX2 __m256 operator()(int64_t i, const L& ld) const {
+    const __m256 t = _mm256_mul_ps(_mm256_sub_ps(ld(x + i), mean), rstd);
+    if constexpr (HasW && HasB) return _mm256_fmadd_ps(t, ld(w + i), ld(b + i));
+    if constexpr (HasW) return _mm256_mul_ps(t, ld(w + i));
+    if constexpr (HasB) return _mm256_add_ps(t, ld(b + i));
+    return t;
+  }
+};
+
+// rstd * dy * w + c1 * x + c0: the generic backward row's contraction (fma(rstd * dy, w, c1 * x) + c0).
+struct Dx {
+  const float *dy, *x, *w;
+  __m256 rstd, c1, c0;
+  template <typename L>
+  TL_AVX2 __m256 operator()(int64_t k, const L& ld) const {
+    const __m256 a = _mm256_mul_ps(rstd, ld(dy + k));
+    return _mm256_add_ps(_mm256_fmadd_ps(a, ld(w + k), _mm256_mul_ps(c1, ld(x + k))), c0);
+  }
+};
+
+// Writes f(i) for i in [0, n) to out: with `stream`, masked ordinary stores up to out's first 32-byte boundary,
+// then whole aligned vectors streamed around the cache; the tail with a masked store.
+template <typename F>
+TL_AVX2 inline void store_row(float* out, int64_t n, bool stream, const F& f) {
+  int64_t i = 0;
+  if (stream) {
+    const int64_t head = std::min<int64_t>(n, ((32 - reinterpret_cast<uintptr_t>(out) % 32) % 32) / sizeof(float));
+    if (head) {
+      const Masked m{lanes(head)};
+      _mm256_maskstore_ps(out, m.m, f(0, m));
+      i = head;
+    }
+    for (; i + 8 <= n; i += 8) _mm256_stream_ps(out + i, f(i, Full{}));
+  } else {
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, f(i, Full{}));
+  }
+  if (i < n) {
+    const Masked m{lanes(n - i)};
+    _mm256_maskstore_ps(out + i, m.m, f(i, m));
+  }
+}
+
+template <bool HasW, bool HasB>
+TL_AVX2 void apply_row(const float* x, float* y, const float* w, const float* b, int64_t n, float mean, float rstd,
+                       bool stream) {
+  store_row(y, n, stream, Apply<HasW, HasB>{x, w, b, _mm256_set1_ps(mean), _mm256_set1_ps(rstd)});
+}
+
+}  // namespace
+
+TL_AVX2 void layer_norm_row_f32_avx2(const float* x, float* y, const float* w, const float* b, int64_t n,
+                                     double eps, float* mean_out, float* rstd_out, bool stream) {
+  const float nn = static_cast<float>(n);
+  float s, sd, sd2;
+  row_sums<false>(x, n, 0.0f, &s, nullptr);
+  const float m = s / nn;
+  row_sums<true>(x, n, m, &sd, &sd2);  // from L1: the corrected two-pass algorithm (norm::run_moments)
+  const float mean = m + sd / nn, var = (sd2 - sd * sd / nn) / nn;
+  const float rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(std::max(var, 0.0f)) + eps));
+  *mean_out = mean;
+  *rstd_out = rstd;
+  if (w && b) apply_row<true, true>(x, y, w, b, n, mean, rstd, stream);
+  else if (w) apply_row<true, false>(x, y, w, b, n, mean, rstd, stream);
+  else if (b) apply_row<false, true>(x, y, w, b, n, mean, rstd, stream);
+  else apply_row<false, false>(x, y, w, b, n, mean, rstd, stream);
+}
+
+namespace {
+
+// Pass 1 of a backward row: the sums of g = dy * w and g * xhat (one block of 16 lanes each, as the generic row),
+// and with Params the row's share of the parameter gradients (dw += dy * xhat, db += dy).
+template <bool Params>
+TL_AVX2 inline void backward_sums(const float* dy, const float* x, const float* w, float mean, float rstd, int64_t n,
+                                  float* dw, float* db, float* sum_g, float* sum_gxhat) {
+  const __m256 vmean = _mm256_set1_ps(mean), vrstd = _mm256_set1_ps(rstd);
+  __m256 a1[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()}, a2[2] = {a1[0], a1[0]};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      const int64_t j = i + 8 * h;
+      const __m256 d = _mm256_loadu_ps(dy + j);
+      const __m256 xh = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + j), vmean), vrstd);
+      const __m256 g = _mm256_mul_ps(d, _mm256_loadu_ps(w + j));
+      a1[h] = _mm256_add_ps(a1[h], g);
+      a2[h] = _mm256_fmadd_ps(g, xh, a2[h]);
+      if constexpr (Params) {
+        _mm256_storeu_ps(dw + j, _mm256_fmadd_ps(d, xh, _mm256_loadu_ps(dw + j)));
+        _mm256_storeu_ps(db + j, _mm256_add_ps(_mm256_loadu_ps(db + j), d));
+      }
+    }
+  }
+  float t1 = 0, t2 = 0;
+  for (; i < n; ++i) {  // the generic row's scalar tail
+    const float d = dy[i], xh = (x[i] - mean) * rstd, g = d * w[i];
+    t1 += g;
+    t2 = std::fma(g, xh, t2);
+    if constexpr (Params) {
+      dw[i] = std::fma(d, xh, dw[i]);
+      db[i] += d;
+    }
+  }
+  *sum_g = hsum16(a1[0], a1[1]) + t1;
+  *sum_gxhat = hsum16(a2[0], a2[1]) + t2;
+}
+
+}  // namespace
+
+TL_AVX2 void layer_norm_backward_row_f32_avx2(const float* dy, const float* x, const float* w, float mean, float rstd,
+                                              int64_t n, float* dx, float* dw, float* db, bool stream) {
+  float sum_g, sum_gxhat;
+  if (dw) backward_sums<true>(dy, x, w, mean, rstd, n, dw, db, &sum_g, &sum_gxhat);
+  else backward_sums<false>(dy, x, w, mean, rstd, n, nullptr, nullptr, &sum_g, &sum_gxhat);
+  if (!dx) return;
+  const float inv_n = 1.0f / static_cast<float>(n);
+  const float c1 = -rstd * rstd * sum_gxhat * inv_n;
+  const float c0 = -rstd * sum_g * inv_n - c1 * mean;
+  store_row(dx, n, stream, Dx{dy, x, w, _mm256_set1_ps(rstd), _mm256_set1_ps(c1), _mm256_set1_ps(c0)});
+}
+
+#else
+
+void layer_norm_row_f32_avx2(const float*, float*, const float*, const float*, int64_t, double, float*, float*, bool) {}
+void layer_norm_backward_row_f32_avx2(const float*, const float*, const float*, float, float, int64_t, float*, float*,
+                                      float*, bool) {}
+
+#endif
+
+}  // namespace tl::native

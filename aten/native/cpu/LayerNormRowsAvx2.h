@@ -1,0 +1,28 @@
+// layer_norm forward and backward rows of float32 written with AVX2/FMA intrinsics, for CPUs without AVX-512
+// (those run LayerNormRowsAvx512.h's rows; NormalizationKernels.cpp picks). On the AVX2 host the generic rows'
+// x86-64-v3 clones kept the moments' 2 x 64 lane accumulators (16 ymm registers, the whole register file) in a
+// stack array that every step loaded and stored, and wrote a streamed output through StreamStore.h's L1 buffer
+// (an extra pass); here the accumulators are registers and the output goes from registers to memory. Same
+// algorithm, summation order and fused multiply-adds as the generic rows (NormalizationLoops.h's 4 blocks of 16
+// lanes, one block for the backward's sums), so the results are the same bit for bit
+// (tests/test_layer_norm_avx2.py compares them with TORCHLITE_LAYER_NORM_ISA=generic).
+#pragma once
+#include <cstdint>
+
+namespace tl::native {
+
+// Whether this CPU runs these rows: AVX2 and FMA, and TORCHLITE_LAYER_NORM_ISA is not "generic" (read once).
+bool layer_norm_rows_avx2();
+
+// As layer_norm_row_f32_avx512 (LayerNormRowsAvx512.h): one row of n > 0 floats, its mean and rstd, and
+// y = (x - mean) * rstd * w + b (w / b null when absent); with `stream`, y's 32-byte-aligned body is written
+// with non-temporal stores and the caller fences (stream_fence) before its thread's work ends.
+void layer_norm_row_f32_avx2(const float* x, float* y, const float* w, const float* b, int64_t n, double eps,
+                             float* mean, float* rstd, bool stream);
+
+// As layer_norm_backward_row_f32_avx512: dx = rstd * dy * w + c1 * x + c0 (dx null: none) over a row of n > 0
+// floats (w: ones when the op has no weight), and with dw non-null dw += dy * xhat, db += dy. Streamed as above.
+void layer_norm_backward_row_f32_avx2(const float* dy, const float* x, const float* w, float mean, float rstd,
+                                      int64_t n, float* dx, float* dw, float* db, bool stream);
+
+}  // namespace tl::native
