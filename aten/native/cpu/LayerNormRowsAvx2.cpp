@@ -189,6 +189,101 @@ TL_AVX2 void layer_norm_row_f32_avx2(const float* x, float* y, const float* w, c
 
 namespace {
 
+// lane_sum's accumulators for a plain row sum (row_sums<false>), kept by a caller that interleaves the row's
+// 64-element steps with other work.
+struct SumAcc {
+  __m256 a[8];
+};
+
+TL_AVX2 inline void sum_init(SumAcc& s) {
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) s.a[k] = _mm256_setzero_ps();
+}
+
+TL_AVX2 inline void sum_step64(SumAcc& s, const float* p) {
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) s.a[k] = _mm256_add_ps(s.a[k], _mm256_loadu_ps(p + 8 * k));
+}
+
+// The rest of row_sums<false> from element i (past the 64-element steps): the 16-element steps, the tail, the
+// reduction.
+TL_AVX2 inline float sum_finish(SumAcc& s, const float* x, int64_t i, int64_t n) {
+  for (; i + 16 <= n; i += 16) {
+    s.a[0] = _mm256_add_ps(s.a[0], _mm256_loadu_ps(x + i));
+    s.a[1] = _mm256_add_ps(s.a[1], _mm256_loadu_ps(x + i + 8));
+  }
+  float t = 0;
+  for (; i < n; ++i) t += x[i];
+  return hsum16(merge(s.a, 0), merge(s.a, 1)) + t;
+}
+
+// Rows of n floats, n a positive multiple of 8 and (streamed) y 32-byte aligned, so every row's stores are whole
+// aligned vectors. Row r + 1's first read from memory (its plain sum) runs in the same loop as row r's output
+// pass (from L1): the out-of-order core overlaps the loads that miss with the output arithmetic, where row by row
+// each row first waited for its memory and then computed. Each row's sums keep their order: the same bits.
+template <bool HasW, bool HasB>
+TL_AVX2 void rows_pipelined(const float* x, float* y, const float* w, const float* b, int64_t n, double eps,
+                            float* mean_out, float* rstd_out, int64_t rows, bool stream) {
+  const float nn = static_cast<float>(n);
+  float s;
+  row_sums<false>(x, n, 0.0f, &s, nullptr);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    float sd, sd2;
+    const float m = s / nn;
+    row_sums<true>(xr, n, m, &sd, &sd2);
+    const float mean = m + sd / nn, var = (sd2 - sd * sd / nn) / nn;
+    const float rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(std::max(var, 0.0f)) + eps));
+    mean_out[r] = mean;
+    rstd_out[r] = rstd;
+    const Apply<HasW, HasB> f{xr, w, b, _mm256_set1_ps(mean), _mm256_set1_ps(rstd)};
+    int64_t i = 0;
+    if (r + 1 < rows) {
+      const float* xn = xr + n;
+      SumAcc acc;
+      sum_init(acc);
+      for (; i + 64 <= n; i += 64) {
+        sum_step64(acc, xn + i);
+        if (stream) {
+#pragma GCC unroll 8
+          for (int k = 0; k < 8; ++k) _mm256_stream_ps(yr + i + 8 * k, f(i + 8 * k, Full{}));
+        } else {
+#pragma GCC unroll 8
+          for (int k = 0; k < 8; ++k) _mm256_storeu_ps(yr + i + 8 * k, f(i + 8 * k, Full{}));
+        }
+      }
+      s = sum_finish(acc, xn, i, n);
+    }
+    if (stream) {
+      for (; i < n; i += 8) _mm256_stream_ps(yr + i, f(i, Full{}));
+    } else {
+      for (; i < n; i += 8) _mm256_storeu_ps(yr + i, f(i, Full{}));
+    }
+  }
+}
+
+}  // namespace
+
+TL_AVX2 void layer_norm_rows_f32_avx2(const float* x, float* y, const float* w, const float* b, int64_t n, double eps,
+                                      float* mean, float* rstd, int64_t rows, bool stream) {
+  const char* e = std::getenv("TL_LN_EXP");
+  const bool pipelined = n % 8 == 0 && (!stream || reinterpret_cast<uintptr_t>(y) % 32 == 0) && !(e && *e == '0');
+  if (!pipelined) {
+    for (int64_t r = 0; r < rows; ++r) layer_norm_row_f32_avx2(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
+  } else if (w && b) {
+    rows_pipelined<true, true>(x, y, w, b, n, eps, mean, rstd, rows, stream);
+  } else if (w) {
+    rows_pipelined<true, false>(x, y, w, b, n, eps, mean, rstd, rows, stream);
+  } else if (b) {
+    rows_pipelined<false, true>(x, y, w, b, n, eps, mean, rstd, rows, stream);
+  } else {
+    rows_pipelined<false, false>(x, y, w, b, n, eps, mean, rstd, rows, stream);
+  }
+}
+
+namespace {
+
 // Pass 1 of a backward row: the sums of g = dy * w and g * xhat (one block of 16 lanes each, as the generic row),
 // and with Params the row's share of the parameter gradients (dw += dy * xhat, db += dy).
 template <bool Params>

@@ -20,6 +20,11 @@ bool layer_norm_rows_avx2();
 void layer_norm_row_f32_avx2(const float* x, float* y, const float* w, const float* b, int64_t n, double eps,
                              float* mean, float* rstd, bool stream);
 
+// The rows [0, rows) of n > 0 floats at x + r * n, y + r * n (mean[r], rstd[r]), as layer_norm_row_f32_avx2 row by
+// row, the next row's first read overlapped with the current row's output where n is a multiple of 8.
+void layer_norm_rows_f32_avx2(const float* x, float* y, const float* w, const float* b, int64_t n, double eps,
+                              float* mean, float* rstd, int64_t rows, bool stream);
+
 // As layer_norm_backward_row_f32_avx512: dx = rstd * dy * w + c1 * x + c0 (dx null: none) over a row of n > 0
 // floats (w: ones when the op has no weight), and with dw non-null dw += dy * xhat, db += dy. Streamed as above.
 void layer_norm_backward_row_f32_avx2(const float* dy, const float* x, const float* w, float mean, float rstd,

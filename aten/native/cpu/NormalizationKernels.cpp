@@ -95,8 +95,7 @@ void layer_norm_rows(const float* x, float* y, const float* w, const float* b, i
     for (int64_t r = lo; r < hi; ++r)
       layer_norm_row_f32_avx512(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
   } else if (n > 0 && layer_norm_rows_avx2()) {
-    for (int64_t r = lo; r < hi; ++r)
-      layer_norm_row_f32_avx2(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
+    layer_norm_rows_f32_avx2(x + lo * n, y + lo * n, w, b, n, eps, mean + lo, rstd + lo, hi - lo, stream);
   } else {
     layer_norm_rows<float>(x, y, w, b, n, eps, mean, rstd, lo, hi, stream);
   }
