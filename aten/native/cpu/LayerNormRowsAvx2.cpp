@@ -285,14 +285,25 @@ TL_AVX2 void layer_norm_rows_f32_avx2(const float* x, float* y, const float* w, 
 namespace {
 
 // Pass 1 of a backward row: the sums of g = dy * w and g * xhat (one block of 16 lanes each, as the generic row),
-// and with Params the row's share of the parameter gradients (dw += dy * xhat, db += dy).
-template <bool Params>
-TL_AVX2 inline void backward_sums(const float* dy, const float* x, const float* w, float mean, float rstd, int64_t n,
-                                  float* dw, float* db, float* sum_g, float* sum_gxhat) {
-  const __m256 vmean = _mm256_set1_ps(mean), vrstd = _mm256_set1_ps(rstd);
-  __m256 a1[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()}, a2[2] = {a1[0], a1[0]};
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+// and with dw non-null the row's share of the parameter gradients (dw += dy * xhat, db += dy). Stepped by its
+// caller (16 elements a step, then the scalar tail) so that the pipelined rows can interleave it with other work.
+struct BackwardSums {
+  const float *dy, *x, *w;
+  float* dw;
+  float* db;
+  float mean, rstd;
+  __m256 vmean, vrstd, a1[2], a2[2];
+
+  TL_AVX2 BackwardSums(const float* dy_, const float* x_, const float* w_, float mean_, float rstd_, float* dw_,
+                       float* db_)
+      : dy(dy_), x(x_), w(w_), dw(dw_), db(db_), mean(mean_), rstd(rstd_) {
+    vmean = _mm256_set1_ps(mean);
+    vrstd = _mm256_set1_ps(rstd);
+    a1[0] = a1[1] = a2[0] = a2[1] = _mm256_setzero_ps();
+  }
+
+  template <bool Params>
+  TL_AVX2 void step16(int64_t i) {
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
       const int64_t j = i + 8 * h;
@@ -307,18 +318,76 @@ TL_AVX2 inline void backward_sums(const float* dy, const float* x, const float* 
       }
     }
   }
-  float t1 = 0, t2 = 0;
-  for (; i < n; ++i) {  // the generic row's scalar tail
-    const float d = dy[i], xh = (x[i] - mean) * rstd, g = d * w[i];
-    t1 += g;
-    t2 = std::fma(g, xh, t2);
-    if constexpr (Params) {
-      dw[i] = std::fma(d, xh, dw[i]);
-      db[i] += d;
+
+  // The generic row's scalar tail from i, then the reduction.
+  template <bool Params>
+  TL_AVX2 void finish(int64_t i, int64_t n, float* sum_g, float* sum_gxhat) {
+    float t1 = 0, t2 = 0;
+    for (; i < n; ++i) {
+      const float d = dy[i], xh = (x[i] - mean) * rstd, g = d * w[i];
+      t1 += g;
+      t2 = std::fma(g, xh, t2);
+      if constexpr (Params) {
+        dw[i] = std::fma(d, xh, dw[i]);
+        db[i] += d;
+      }
+    }
+    *sum_g = hsum16(a1[0], a1[1]) + t1;
+    *sum_gxhat = hsum16(a2[0], a2[1]) + t2;
+  }
+};
+
+template <bool Params>
+TL_AVX2 inline void backward_sums(BackwardSums& p, int64_t n, float* sum_g, float* sum_gxhat) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) p.step16<Params>(i);
+  p.finish<Params>(i, n, sum_g, sum_gxhat);
+}
+
+// dx's functor for a row with its sums.
+TL_AVX2 inline Dx make_dx(const float* dy, const float* x, const float* w, float mean, float rstd, int64_t n,
+                          float sum_g, float sum_gxhat) {
+  const float inv_n = 1.0f / static_cast<float>(n);
+  const float c1 = -rstd * rstd * sum_gxhat * inv_n;
+  const float c0 = -rstd * sum_g * inv_n - c1 * mean;
+  return Dx{dy, x, w, _mm256_set1_ps(rstd), _mm256_set1_ps(c1), _mm256_set1_ps(c0)};
+}
+
+// Rows of n floats with dx, n a positive multiple of 8 and (streamed) dx 32-byte aligned: row r + 1's pass 1 (its
+// read of dy and x from memory) runs in the same loop as row r's dx pass (from L1), as rows_pipelined.
+template <bool Params>
+TL_AVX2 void backward_rows_pipelined(const float* dy, const float* x, const float* w, const float* mean,
+                                     const float* rstd, int64_t n, int64_t rows, float* dx, float* dw, float* db,
+                                     bool stream) {
+  float sg, sgx;
+  {
+    BackwardSums p(dy, x, w, mean[0], rstd[0], dw, db);
+    backward_sums<Params>(p, n, &sg, &sgx);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const Dx f = make_dx(dy + r * n, x + r * n, w, mean[r], rstd[r], n, sg, sgx);
+    float* dxr = dx + r * n;
+    int64_t i = 0;
+    if (r + 1 < rows) {
+      BackwardSums p(dy + (r + 1) * n, x + (r + 1) * n, w, mean[r + 1], rstd[r + 1], dw, db);
+      for (; i + 16 <= n; i += 16) {
+        p.step16<Params>(i);
+        if (stream) {
+          _mm256_stream_ps(dxr + i, f(i, Full{}));
+          _mm256_stream_ps(dxr + i + 8, f(i + 8, Full{}));
+        } else {
+          _mm256_storeu_ps(dxr + i, f(i, Full{}));
+          _mm256_storeu_ps(dxr + i + 8, f(i + 8, Full{}));
+        }
+      }
+      p.finish<Params>(i, n, &sg, &sgx);
+    }
+    if (stream) {
+      for (; i < n; i += 8) _mm256_stream_ps(dxr + i, f(i, Full{}));
+    } else {
+      for (; i < n; i += 8) _mm256_storeu_ps(dxr + i, f(i, Full{}));
     }
   }
-  *sum_g = hsum16(a1[0], a1[1]) + t1;
-  *sum_gxhat = hsum16(a2[0], a2[1]) + t2;
 }
 
 }  // namespace
@@ -326,20 +395,38 @@ TL_AVX2 inline void backward_sums(const float* dy, const float* x, const float* 
 TL_AVX2 void layer_norm_backward_row_f32_avx2(const float* dy, const float* x, const float* w, float mean, float rstd,
                                               int64_t n, float* dx, float* dw, float* db, bool stream) {
   float sum_g, sum_gxhat;
-  if (dw) backward_sums<true>(dy, x, w, mean, rstd, n, dw, db, &sum_g, &sum_gxhat);
-  else backward_sums<false>(dy, x, w, mean, rstd, n, nullptr, nullptr, &sum_g, &sum_gxhat);
+  BackwardSums p(dy, x, w, mean, rstd, dw, db);
+  if (dw) backward_sums<true>(p, n, &sum_g, &sum_gxhat);
+  else backward_sums<false>(p, n, &sum_g, &sum_gxhat);
   if (!dx) return;
-  const float inv_n = 1.0f / static_cast<float>(n);
-  const float c1 = -rstd * rstd * sum_gxhat * inv_n;
-  const float c0 = -rstd * sum_g * inv_n - c1 * mean;
-  store_row(dx, n, stream, Dx{dy, x, w, _mm256_set1_ps(rstd), _mm256_set1_ps(c1), _mm256_set1_ps(c0)});
+  store_row(dx, n, stream, make_dx(dy, x, w, mean, rstd, n, sum_g, sum_gxhat));
+}
+
+TL_AVX2 void layer_norm_backward_rows_f32_avx2(const float* dy, const float* x, const float* w, const float* mean,
+                                               const float* rstd, int64_t n, int64_t rows, float* dx, float* dw,
+                                               float* db, bool stream) {
+  const char* e = std::getenv("TL_LN_EXP");
+  const bool pipelined = dx && n % 8 == 0 && (!stream || reinterpret_cast<uintptr_t>(dx) % 32 == 0) && !(e && *e == '0');
+  if (!pipelined) {
+    for (int64_t r = 0; r < rows; ++r)
+      layer_norm_backward_row_f32_avx2(dy + r * n, x + r * n, w, mean[r], rstd[r], n, dx ? dx + r * n : nullptr, dw,
+                                       db, stream);
+  } else if (dw) {
+    backward_rows_pipelined<true>(dy, x, w, mean, rstd, n, rows, dx, dw, db, stream);
+  } else {
+    backward_rows_pipelined<false>(dy, x, w, mean, rstd, n, rows, dx, dw, db, stream);
+  }
 }
 
 #else
 
 void layer_norm_row_f32_avx2(const float*, float*, const float*, const float*, int64_t, double, float*, float*, bool) {}
+void layer_norm_rows_f32_avx2(const float*, float*, const float*, const float*, int64_t, double, float*, float*,
+                              int64_t, bool) {}
 void layer_norm_backward_row_f32_avx2(const float*, const float*, const float*, float, float, int64_t, float*, float*,
                                       float*, bool) {}
+void layer_norm_backward_rows_f32_avx2(const float*, const float*, const float*, const float*, const float*, int64_t,
+                                       int64_t, float*, float*, float*, bool) {}
 
 #endif
 

@@ -30,4 +30,11 @@ void layer_norm_rows_f32_avx2(const float* x, float* y, const float* w, const fl
 void layer_norm_backward_row_f32_avx2(const float* dy, const float* x, const float* w, float mean, float rstd,
                                       int64_t n, float* dx, float* dw, float* db, bool stream);
 
+// The rows [0, rows) of the backward (row r at dy + r * n, x + r * n, dx + r * n with mean[r], rstd[r]; dw / db as
+// above, shared by the rows), as layer_norm_backward_row_f32_avx2 row by row, the next row's first read overlapped
+// with the current row's dx where n is a multiple of 8.
+void layer_norm_backward_rows_f32_avx2(const float* dy, const float* x, const float* w, const float* mean,
+                                       const float* rstd, int64_t n, int64_t rows, float* dx, float* dw, float* db,
+                                       bool stream);
+
 }  // namespace tl::native

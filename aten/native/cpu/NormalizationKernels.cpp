@@ -162,18 +162,23 @@ TL_TARGET_CLONES void layer_norm_backward_row(const T* dy, const T* x, const opm
 // Which float32 backward row runs: the AVX-512 one, the AVX2 one, or the generic loops.
 enum class RowIsa { kGeneric, kAvx2, kAvx512 };
 
-// The ISA-specific float32 backward row (LayerNormRowsAvx512.h / LayerNormRowsAvx2.h); false (nothing done) for
-// other dtypes.
+// The ISA-specific float32 backward rows [0, rows) of a block (LayerNormRowsAvx512.h / LayerNormRowsAvx2.h); false
+// (nothing done) for other dtypes.
 template <typename T>
-bool backward_row_isa(RowIsa, const T*, const T*, const opmath_t<T>*, opmath_t<T>, opmath_t<T>, int64_t, T*,
-                      opmath_t<T>*, opmath_t<T>*, bool) {
+bool backward_rows_isa(RowIsa, const T*, const T*, const opmath_t<T>*, const opmath_t<T>*, const opmath_t<T>*, int64_t,
+                       int64_t, T*, opmath_t<T>*, opmath_t<T>*, bool) {
   return false;
 }
 
-bool backward_row_isa(RowIsa isa, const float* dy, const float* x, const float* w, float mean, float rstd, int64_t n,
-                      float* dx, float* dw, float* db, bool stream) {
-  if (isa == RowIsa::kAvx512) layer_norm_backward_row_f32_avx512(dy, x, w, mean, rstd, n, dx, dw, db, stream);
-  else layer_norm_backward_row_f32_avx2(dy, x, w, mean, rstd, n, dx, dw, db, stream);
+bool backward_rows_isa(RowIsa isa, const float* dy, const float* x, const float* w, const float* mean,
+                       const float* rstd, int64_t n, int64_t rows, float* dx, float* dw, float* db, bool stream) {
+  if (isa == RowIsa::kAvx2) {
+    layer_norm_backward_rows_f32_avx2(dy, x, w, mean, rstd, n, rows, dx, dw, db, stream);
+    return true;
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    layer_norm_backward_row_f32_avx512(dy + r * n, x + r * n, w, mean[r], rstd[r], n, dx ? dx + r * n : nullptr, dw,
+                                       db, stream);
   return true;
 }
 
@@ -277,12 +282,13 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_kernel(
     parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t blk = lo; blk < hi; ++blk) {
         const int64_t r0 = blk * rows_per_block, r1 = std::min(M, r0 + rows_per_block);
+        if (r1 > r0 && isa != RowIsa::kGeneric &&
+            backward_rows_isa(isa, dyp + r0 * N, xp + r0 * N, wp, mp + r0, sp + r0, N, r1 - r0,
+                              dxp ? dxp + r0 * N : nullptr, params ? dwp + blk * N : nullptr,
+                              params ? dbp + blk * N : nullptr, stream))
+          continue;
         for (int64_t r = r0; r < r1; ++r) {
           scalar_t* dxr = dxp ? dxp + r * N : nullptr;
-          if (isa != RowIsa::kGeneric &&
-              backward_row_isa(isa, dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr, params ? dwp + blk * N : nullptr,
-                               params ? dbp + blk * N : nullptr, stream))
-            continue;
           if (params)
             layer_norm_backward_row<scalar_t, true>(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr,
                                                     dwp + blk * N, dbp + blk * N, stream);
