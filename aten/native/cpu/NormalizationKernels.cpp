@@ -6,6 +6,11 @@
 // as PyTorch's CPU "mixed type") need no extra instantiation. Each row's loops keep kLanes
 // independent accumulators, so they vectorize without reassociating float sums behind the
 // compiler's back.
+// GCC (12) left the float16 / bfloat16 rows scalar under the default -ftrapping-math: the conversions in Half.h /
+// BFloat16 branch around float arithmetic (Half's subnormals, the rounding add), which may not become selects when
+// the arithmetic could trap ("control flow in loop"). No code here reads the floating-point exception flags, and the
+// values are the same bit for bit (tests/test_layer_norm_avx2.py's digest; figures in docs/kernels/normalization.md).
+#pragma GCC optimize("no-trapping-math")
 #include <algorithm>
 #include <cmath>
 #include <limits>
