@@ -161,3 +161,30 @@ def test_avx2_rows_equal_generic_rows_bit_for_bit():
             assert out.returncode == 0, out.stderr
             digests[(isa, stream)] = out.stdout.strip()
     assert len(set(digests.values())) == 1, digests
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_layer_norm_non_finite_rows_like_torch(dtype):
+    # A row holding inf, one holding NaN, one of large values and one of subnormal float16 values (the 16-bit rows'
+    # branch-free conversions: inf / NaN / subnormals) next to finite rows.
+    n = 67
+    t = _randn((6, n), 5, dtype, scale=2.0)
+    t[1, 3] = float("inf")
+    t[2, n - 1] = float("nan")
+    t[3] = t[3] * 1000
+    t[4] = _randn((n,), 6, torch.float32).mul(1e-6).to(dtype)
+    tw, tb = _randn((n,), 7, dtype), _randn((n,), 8, dtype)
+    atol, rtol = TOL[dtype]
+    y, mean, rstd = tl.native_layer_norm(from_torch(t), [n], from_torch(tw), from_torch(tb), 1e-5)
+    ty, tmean, trstd = torch.native_layer_norm(t, [n], tw, tb, 1e-5)
+    assert_same(y, ty, atol=atol, rtol=rtol)
+    assert_same(mean, tmean, atol=atol, rtol=rtol)
+    assert_same(rstd, trstd, atol=atol, rtol=rtol)
+    tg = _randn((6, n), 9, dtype)
+    ours = tl._C._internal.native_layer_norm_backward(from_torch(tg), from_torch(t), [n], mean, rstd, from_torch(tw),
+                                                      from_torch(tb), [True, True, True])
+    theirs = torch.ops.aten.native_layer_norm_backward(tg, t, [n], tmean, trstd, tw, tb, [True, True, True])
+    gatol, grtol = GRAD_TOL[dtype]
+    # Rows 1 and 2 (inf / NaN) make their dx NaN and every parameter gradient NaN, in both libraries.
+    for o, e in zip(ours, theirs):
+        assert_same(o, e, atol=gatol, rtol=grtol)

@@ -35,24 +35,39 @@
 namespace tl::native {
 namespace {
 
-using norm::ld;
-
-// y = (x - mean) * rstd * w + b over n elements; w/b are null when absent.
+// Element loads and stores through Vectorize.h's branch-free 16-bit conversions (bit for bit Half.h's), so the
+// loops over float16 / bfloat16 rows vectorize; other types convert as static_cast does.
 template <typename T>
-TL_ALWAYS_INLINE void layer_norm_apply(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n,
+TL_ALWAYS_INLINE opmath_t<T> ld(const T* p, int64_t i) {
+  if constexpr (std::is_same_v<T, Half>) return vec::half_to_float(p[i].x);
+  else if constexpr (std::is_same_v<T, BFloat16>) return vec::bfloat16_to_float(p[i].x);
+  else return static_cast<opmath_t<T>>(p[i]);
+}
+
+template <typename T>
+TL_ALWAYS_INLINE T round_to(opmath_t<T> v) {
+  if constexpr (std::is_same_v<T, Half>) return Half(vec::float_to_half(v), Half::from_bits_t{});
+  else if constexpr (std::is_same_v<T, BFloat16>) return BFloat16(vec::float_to_bfloat16(v), BFloat16::from_bits_t{});
+  else return static_cast<T>(v);
+}
+
+// y = (x - mean) * rstd * w + b over n elements; w/b are null when absent. x is of y's type or, for the 16-bit
+// types, their opmath float (layer_norm_row's converted row).
+template <typename In, typename T>
+TL_ALWAYS_INLINE void layer_norm_apply(const In* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n,
                                        opmath_t<T> mean, opmath_t<T> rstd) {
   if (w && b) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd * w[i] + b[i]);
+    for (int64_t i = 0; i < n; ++i) y[i] = round_to<T>((ld(x, i) - mean) * rstd * w[i] + b[i]);
   } else if (w) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd * w[i]);
+    for (int64_t i = 0; i < n; ++i) y[i] = round_to<T>((ld(x, i) - mean) * rstd * w[i]);
   } else if (b) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd + b[i]);
+    for (int64_t i = 0; i < n; ++i) y[i] = round_to<T>((ld(x, i) - mean) * rstd + b[i]);
   } else {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd);
+    for (int64_t i = 0; i < n; ++i) y[i] = round_to<T>((ld(x, i) - mean) * rstd);
   }
 }
 
@@ -68,21 +83,36 @@ TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, con
     *rstd_out = std::numeric_limits<acc_t>::quiet_NaN();
     return;
   }
+  // float16 / bfloat16 rows up to kWideRow elements are converted to float once, into L1: the sums and the
+  // output pass then read floats (vectorized), where the conversions' branches (Half.h) kept the loops over the
+  // 16-bit row scalar. The same float values either way, so the same results.
+  constexpr bool narrow = sizeof(T) == 2;
+  constexpr int64_t kWideRow = narrow ? 4096 : 1;
+  acc_t xw[kWideRow];
+  const bool wide = narrow && n <= kWideRow;
+  if (wide) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) xw[i] = ld(x, i);
+  }
   acc_t mean, m2;
-  norm::run_moments(x, n, &mean, &m2);
+  if (wide) norm::run_moments(static_cast<const acc_t*>(xw), n, &mean, &m2);
+  else norm::run_moments(x, n, &mean, &m2);
   const acc_t var = m2 / static_cast<acc_t>(n);
   // In double, then rounded once (as PyTorch, whose eps is a double).
   const acc_t rstd = static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(std::max(var, acc_t(0))) + eps));
   *mean_out = mean;
   *rstd_out = rstd;
   if (!stream) {
-    layer_norm_apply(x, y, w, b, n, mean, rstd);
+    if (wide) layer_norm_apply(static_cast<const acc_t*>(xw), y, w, b, n, mean, rstd);
+    else layer_norm_apply(x, y, w, b, n, mean, rstd);
     return;
   }
   T buf[kStreamPiece];
   for (int64_t k0 = 0; k0 < n; k0 += kStreamPiece) {
     const int64_t len = std::min(kStreamPiece, n - k0);
-    layer_norm_apply(x + k0, buf, w ? w + k0 : nullptr, b ? b + k0 : nullptr, len, mean, rstd);
+    if (wide) layer_norm_apply(static_cast<const acc_t*>(xw) + k0, buf, w ? w + k0 : nullptr, b ? b + k0 : nullptr,
+                               len, mean, rstd);
+    else layer_norm_apply(x + k0, buf, w ? w + k0 : nullptr, b ? b + k0 : nullptr, len, mean, rstd);
     stream_copy(y + k0, buf, len * static_cast<int64_t>(sizeof(T)));
   }
 }
@@ -151,7 +181,7 @@ TL_TARGET_CLONES void layer_norm_backward_row(const T* dy, const T* x, const opm
   const acc_t c0 = -rstd * sum_g * inv_n - c1 * mean;
   if (!stream) {
 #pragma omp simd
-    for (int64_t k = 0; k < n; ++k) dx[k] = static_cast<T>(rstd * ld(dy, k) * w[k] + c1 * ld(x, k) + c0);
+    for (int64_t k = 0; k < n; ++k) dx[k] = round_to<T>(rstd * ld(dy, k) * w[k] + c1 * ld(x, k) + c0);
     return;
   }
   T buf[kStreamPiece];
@@ -159,7 +189,7 @@ TL_TARGET_CLONES void layer_norm_backward_row(const T* dy, const T* x, const opm
     const int64_t len = std::min(kStreamPiece, n - k0);
 #pragma omp simd
     for (int64_t k = 0; k < len; ++k)
-      buf[k] = static_cast<T>(rstd * ld(dy, k0 + k) * w[k0 + k] + c1 * ld(x, k0 + k) + c0);
+      buf[k] = round_to<T>(rstd * ld(dy, k0 + k) * w[k0 + k] + c1 * ld(x, k0 + k) + c0);
     stream_copy(dx + k0, buf, len * static_cast<int64_t>(sizeof(T)));
   }
 }
