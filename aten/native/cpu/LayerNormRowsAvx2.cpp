@@ -280,6 +280,7 @@ TL_AVX2 void rows_pipelined(const float* x, float* y, const float* w, const floa
 
 TL_AVX2 void layer_norm_rows_f32_avx2(const float* x, float* y, const float* w, const float* b, int64_t n, double eps,
                                       float* mean, float* rstd, int64_t rows, bool stream) {
+  if (rows <= 0) return;
   const bool pipelined = n % 8 == 0 && (!stream || reinterpret_cast<uintptr_t>(y) % 32 == 0);
   if (!pipelined) {
     for (int64_t r = 0; r < rows; ++r) layer_norm_row_f32_avx2(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
@@ -427,6 +428,7 @@ TL_AVX2 void layer_norm_backward_row_f32_avx2(const float* dy, const float* x, c
 TL_AVX2 void layer_norm_backward_rows_f32_avx2(const float* dy, const float* x, const float* w, const float* mean,
                                                const float* rstd, int64_t n, int64_t rows, float* dx, float* dw,
                                                float* db, bool stream) {
+  if (rows <= 0) return;
   const bool pipelined = dx && n % 8 == 0 && (!stream || reinterpret_cast<uintptr_t>(dx) % 32 == 0);
   if (!pipelined) {
     for (int64_t r = 0; r < rows; ++r)
