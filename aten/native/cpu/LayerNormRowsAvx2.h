@@ -2,10 +2,12 @@
 // (those run LayerNormRowsAvx512.h's rows; NormalizationKernels.cpp picks). On the AVX2 host the generic rows'
 // x86-64-v3 clones kept the moments' 2 x 64 lane accumulators (16 ymm registers, the whole register file) in a
 // stack array that every step loaded and stored, and wrote a streamed output through StreamStore.h's L1 buffer
-// (an extra pass); here the accumulators are registers and the output goes from registers to memory. Same
-// algorithm, summation order and fused multiply-adds as the generic rows (NormalizationLoops.h's 4 blocks of 16
-// lanes, one block for the backward's sums), so the results are the same bit for bit
-// (tests/test_layer_norm_avx2.py compares them with TORCHLITE_LAYER_NORM_ISA=generic).
+// (an extra pass); here the accumulators are registers (all but 3 of the moments' 16) and the output goes from
+// registers to memory. Rows whose length is a multiple of 8 are pipelined: the next row's first read from memory
+// runs in the current row's output loop, with software prefetch further ahead (docs/kernels/normalization.md has
+// the measurements). Same algorithm, summation order and fused multiply-adds as the generic rows
+// (NormalizationLoops.h's 4 blocks of 16 lanes, one block for the backward's sums), so the results are the same bit
+// for bit (tests/test_layer_norm_avx2.py compares them with TORCHLITE_LAYER_NORM_ISA=generic).
 #pragma once
 #include <cstdint>
 
