@@ -6,6 +6,11 @@
 // as PyTorch's CPU "mixed type") need no extra instantiation. Each row's loops keep kLanes
 // independent accumulators, so they vectorize without reassociating float sums behind the
 // compiler's back.
+// GCC (12) left the float16 / bfloat16 rows scalar under the default -ftrapping-math: the conversions in Half.h /
+// BFloat16 branch around float arithmetic (Half's subnormals, the rounding add), which may not become selects when
+// the arithmetic could trap ("control flow in loop"). No code here reads the floating-point exception flags, and the
+// values are the same bit for bit (tests/test_layer_norm_avx2.py's digest; figures in docs/kernels/normalization.md).
+#pragma GCC optimize("no-trapping-math")
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,6 +21,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/LayerNormRowsAvx2.h"
 #include "aten/native/cpu/LayerNormRowsAvx512.h"
 #include "aten/native/cpu/NormalizationLoops.h"
 #include "aten/native/cpu/StreamStore.h"
@@ -29,24 +35,39 @@
 namespace tl::native {
 namespace {
 
-using norm::ld;
-
-// y = (x - mean) * rstd * w + b over n elements; w/b are null when absent.
+// Element loads and stores through Vectorize.h's branch-free 16-bit conversions (bit for bit Half.h's), so the
+// loops over float16 / bfloat16 rows vectorize; other types convert as static_cast does.
 template <typename T>
-TL_ALWAYS_INLINE void layer_norm_apply(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n,
+TL_ALWAYS_INLINE opmath_t<T> ld(const T* p, int64_t i) {
+  if constexpr (std::is_same_v<T, Half>) return vec::half_to_float(p[i].x);
+  else if constexpr (std::is_same_v<T, BFloat16>) return vec::bfloat16_to_float(p[i].x);
+  else return static_cast<opmath_t<T>>(p[i]);
+}
+
+template <typename T>
+TL_ALWAYS_INLINE T round_to(opmath_t<T> v) {
+  if constexpr (std::is_same_v<T, Half>) return Half(vec::float_to_half(v), Half::from_bits_t{});
+  else if constexpr (std::is_same_v<T, BFloat16>) return BFloat16(vec::float_to_bfloat16(v), BFloat16::from_bits_t{});
+  else return static_cast<T>(v);
+}
+
+// y = (x - mean) * rstd * w + b over n elements; w/b are null when absent. x is of y's type or, for the 16-bit
+// types, their opmath float (layer_norm_row's converted row).
+template <typename In, typename T>
+TL_ALWAYS_INLINE void layer_norm_apply(const In* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n,
                                        opmath_t<T> mean, opmath_t<T> rstd) {
   if (w && b) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd * w[i] + b[i]);
+    for (int64_t i = 0; i < n; ++i) y[i] = round_to<T>((ld(x, i) - mean) * rstd * w[i] + b[i]);
   } else if (w) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd * w[i]);
+    for (int64_t i = 0; i < n; ++i) y[i] = round_to<T>((ld(x, i) - mean) * rstd * w[i]);
   } else if (b) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd + b[i]);
+    for (int64_t i = 0; i < n; ++i) y[i] = round_to<T>((ld(x, i) - mean) * rstd + b[i]);
   } else {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd);
+    for (int64_t i = 0; i < n; ++i) y[i] = round_to<T>((ld(x, i) - mean) * rstd);
   }
 }
 
@@ -62,21 +83,36 @@ TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, con
     *rstd_out = std::numeric_limits<acc_t>::quiet_NaN();
     return;
   }
+  // float16 / bfloat16 rows up to kWideRow elements are converted to float once, into L1: the sums and the
+  // output pass then read floats (vectorized), where the conversions' branches (Half.h) kept the loops over the
+  // 16-bit row scalar. The same float values either way, so the same results.
+  constexpr bool narrow = sizeof(T) == 2;
+  constexpr int64_t kWideRow = narrow ? 4096 : 1;
+  acc_t xw[kWideRow];
+  const bool wide = narrow && n <= kWideRow;
+  if (wide) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) xw[i] = ld(x, i);
+  }
   acc_t mean, m2;
-  norm::run_moments(x, n, &mean, &m2);
+  if (wide) norm::run_moments(static_cast<const acc_t*>(xw), n, &mean, &m2);
+  else norm::run_moments(x, n, &mean, &m2);
   const acc_t var = m2 / static_cast<acc_t>(n);
   // In double, then rounded once (as PyTorch, whose eps is a double).
   const acc_t rstd = static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(std::max(var, acc_t(0))) + eps));
   *mean_out = mean;
   *rstd_out = rstd;
   if (!stream) {
-    layer_norm_apply(x, y, w, b, n, mean, rstd);
+    if (wide) layer_norm_apply(static_cast<const acc_t*>(xw), y, w, b, n, mean, rstd);
+    else layer_norm_apply(x, y, w, b, n, mean, rstd);
     return;
   }
   T buf[kStreamPiece];
   for (int64_t k0 = 0; k0 < n; k0 += kStreamPiece) {
     const int64_t len = std::min(kStreamPiece, n - k0);
-    layer_norm_apply(x + k0, buf, w ? w + k0 : nullptr, b ? b + k0 : nullptr, len, mean, rstd);
+    if (wide) layer_norm_apply(static_cast<const acc_t*>(xw) + k0, buf, w ? w + k0 : nullptr, b ? b + k0 : nullptr,
+                               len, mean, rstd);
+    else layer_norm_apply(x + k0, buf, w ? w + k0 : nullptr, b ? b + k0 : nullptr, len, mean, rstd);
     stream_copy(y + k0, buf, len * static_cast<int64_t>(sizeof(T)));
   }
 }
@@ -90,12 +126,14 @@ void layer_norm_rows(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* 
 
 void layer_norm_rows(const float* x, float* y, const float* w, const float* b, int64_t n, double eps, float* mean,
                      float* rstd, int64_t lo, int64_t hi, bool stream) {
-  if (n == 0 || !layer_norm_rows_avx512()) {
+  if (n > 0 && layer_norm_rows_avx512()) {
+    for (int64_t r = lo; r < hi; ++r)
+      layer_norm_row_f32_avx512(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
+  } else if (n > 0 && layer_norm_rows_avx2()) {
+    layer_norm_rows_f32_avx2(x + lo * n, y + lo * n, w, b, n, eps, mean + lo, rstd + lo, hi - lo, stream);
+  } else {
     layer_norm_rows<float>(x, y, w, b, n, eps, mean, rstd, lo, hi, stream);
-    return;
   }
-  for (int64_t r = lo; r < hi; ++r)
-    layer_norm_row_f32_avx512(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
 }
 
 // One row of the backward, with g = dy * w and xhat = (x - mean) * rstd:
@@ -143,7 +181,7 @@ TL_TARGET_CLONES void layer_norm_backward_row(const T* dy, const T* x, const opm
   const acc_t c0 = -rstd * sum_g * inv_n - c1 * mean;
   if (!stream) {
 #pragma omp simd
-    for (int64_t k = 0; k < n; ++k) dx[k] = static_cast<T>(rstd * ld(dy, k) * w[k] + c1 * ld(x, k) + c0);
+    for (int64_t k = 0; k < n; ++k) dx[k] = round_to<T>(rstd * ld(dy, k) * w[k] + c1 * ld(x, k) + c0);
     return;
   }
   T buf[kStreamPiece];
@@ -151,21 +189,31 @@ TL_TARGET_CLONES void layer_norm_backward_row(const T* dy, const T* x, const opm
     const int64_t len = std::min(kStreamPiece, n - k0);
 #pragma omp simd
     for (int64_t k = 0; k < len; ++k)
-      buf[k] = static_cast<T>(rstd * ld(dy, k0 + k) * w[k0 + k] + c1 * ld(x, k0 + k) + c0);
+      buf[k] = round_to<T>(rstd * ld(dy, k0 + k) * w[k0 + k] + c1 * ld(x, k0 + k) + c0);
     stream_copy(dx + k0, buf, len * static_cast<int64_t>(sizeof(T)));
   }
 }
 
-// The AVX-512 float32 backward row (LayerNormRowsAvx512.h); false (nothing done) for other dtypes.
+// Which float32 backward row runs: the AVX-512 one, the AVX2 one, or the generic loops.
+enum class RowIsa { kGeneric, kAvx2, kAvx512 };
+
+// The ISA-specific float32 backward rows [0, rows) of a block (LayerNormRowsAvx512.h / LayerNormRowsAvx2.h); false
+// (nothing done) for other dtypes.
 template <typename T>
-bool backward_row_avx512(const T*, const T*, const opmath_t<T>*, opmath_t<T>, opmath_t<T>, int64_t, T*, opmath_t<T>*,
-                         opmath_t<T>*, bool) {
+bool backward_rows_isa(RowIsa, const T*, const T*, const opmath_t<T>*, const opmath_t<T>*, const opmath_t<T>*, int64_t,
+                       int64_t, T*, opmath_t<T>*, opmath_t<T>*, bool) {
   return false;
 }
 
-bool backward_row_avx512(const float* dy, const float* x, const float* w, float mean, float rstd, int64_t n, float* dx,
-                         float* dw, float* db, bool stream) {
-  layer_norm_backward_row_f32_avx512(dy, x, w, mean, rstd, n, dx, dw, db, stream);
+bool backward_rows_isa(RowIsa isa, const float* dy, const float* x, const float* w, const float* mean,
+                       const float* rstd, int64_t n, int64_t rows, float* dx, float* dw, float* db, bool stream) {
+  if (isa == RowIsa::kAvx2) {
+    layer_norm_backward_rows_f32_avx2(dy, x, w, mean, rstd, n, rows, dx, dw, db, stream);
+    return true;
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    layer_norm_backward_row_f32_avx512(dy + r * n, x + r * n, w, mean[r], rstd[r], n, dx ? dx + r * n : nullptr, dw,
+                                       db, stream);
   return true;
 }
 
@@ -262,15 +310,20 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_kernel(
     acc_t* dbp = params ? db_acc.data_ptr<acc_t>() : nullptr;
     // dx is streamed when dy, x and dx together overflow the cache.
     const bool stream = dxp && stream_output(3 * M * N * static_cast<int64_t>(sizeof(scalar_t)));
-    const bool avx512 = std::is_same_v<scalar_t, float> && layer_norm_rows_avx512();
+    const RowIsa isa = !std::is_same_v<scalar_t, float> ? RowIsa::kGeneric
+                       : layer_norm_rows_avx512()         ? RowIsa::kAvx512
+                       : layer_norm_rows_avx2()           ? RowIsa::kAvx2
+                                                          : RowIsa::kGeneric;
     parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t blk = lo; blk < hi; ++blk) {
         const int64_t r0 = blk * rows_per_block, r1 = std::min(M, r0 + rows_per_block);
+        if (r1 > r0 && isa != RowIsa::kGeneric &&
+            backward_rows_isa(isa, dyp + r0 * N, xp + r0 * N, wp, mp + r0, sp + r0, N, r1 - r0,
+                              dxp ? dxp + r0 * N : nullptr, params ? dwp + blk * N : nullptr,
+                              params ? dbp + blk * N : nullptr, stream))
+          continue;
         for (int64_t r = r0; r < r1; ++r) {
           scalar_t* dxr = dxp ? dxp + r * N : nullptr;
-          if (avx512 && backward_row_avx512(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr,
-                                            params ? dwp + blk * N : nullptr, params ? dbp + blk * N : nullptr, stream))
-            continue;
           if (params)
             layer_norm_backward_row<scalar_t, true>(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr,
                                                     dwp + blk * N, dbp + blk * N, stream);
