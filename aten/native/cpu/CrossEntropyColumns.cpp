@@ -27,14 +27,11 @@ TL_ALWAYS_INLINE T vexp(T x) {
   else return vec::exp_float_lanes(x);
 }
 
+// Each position's max (mx[j]) and log(sum(exp(x - max))) (ls[j]), as log_softmax computes them: the forward's, and
+// the backward's where the saved lse has lost log_sum (below).
 template <typename T>
-TL_TARGET_CLONES void columns_forward(const CeColumnArgs<T>& a, const T* x, int64_t w, const int64_t* t, const T* p,
-                                      double* lse, double* loss) {
-  const int64_t C = a.classes, S = a.stride;
-  const T* wt = a.weight;
-  const double s = a.smoothing, sc = C > 0 ? s / static_cast<double>(C) : 0.0;
-  const T a1 = static_cast<T>(1.0 - s), b1 = static_cast<T>(sc);  // q_c = w_c * (a1 * p_c + b1)
-  T mx[kCeColumns], ls[kCeColumns], sum[kCeColumns];
+TL_ALWAYS_INLINE void max_log_sum(int64_t C, int64_t S, const T* x, int64_t w, T* mx, T* ls) {
+  T sum[kCeColumns];
   for (int64_t j = 0; j < kCeColumns; ++j) mx[j] = -std::numeric_limits<T>::infinity(), sum[j] = 0;
   // The max ignores NaN (`v > m ? v : m`), as the rows' max instruction; a NaN then makes the sum NaN.
   for (int64_t c = 0; c < C; ++c) {
@@ -51,10 +48,19 @@ TL_TARGET_CLONES void columns_forward(const CeColumnArgs<T>& a, const T* x, int6
   }
   // log in double lanes (1 ulp, then rounded to T): a libm call per position was a third of the time for C = 5.
 #pragma omp simd
-  for (int64_t j = 0; j < w; ++j) {
-    ls[j] = static_cast<T>(vec::log_f64(static_cast<double>(sum[j])));
-    lse[j] = static_cast<double>(mx[j]) + static_cast<double>(ls[j]);
-  }
+  for (int64_t j = 0; j < w; ++j) ls[j] = static_cast<T>(vec::log_f64(static_cast<double>(sum[j])));
+}
+
+template <typename T>
+TL_TARGET_CLONES void columns_forward(const CeColumnArgs<T>& a, const T* x, int64_t w, const int64_t* t, const T* p,
+                                      double* lse, double* loss) {
+  const int64_t C = a.classes, S = a.stride;
+  const T* wt = a.weight;
+  const double s = a.smoothing, sc = C > 0 ? s / static_cast<double>(C) : 0.0;
+  const T a1 = static_cast<T>(1.0 - s), b1 = static_cast<T>(sc);  // q_c = w_c * (a1 * p_c + b1)
+  T mx[kCeColumns], ls[kCeColumns];
+  max_log_sum(C, S, x, w, mx, ls);
+  for (int64_t j = 0; j < w; ++j) lse[j] = static_cast<double>(mx[j]) + static_cast<double>(ls[j]);
   // acc[j]: sum_c q_c * -log_softmax_c, with -log_softmax = log_sum - (x - max) rounded as log_softmax rounds it
   // (summed in the input's dtype, as the AVX-512 rows).
   T acc[kCeColumns] = {};
@@ -101,6 +107,18 @@ TL_TARGET_CLONES void columns_backward(const CeColumnArgs<T>& a, const T* x, T* 
   for (int64_t j = 0; j < w; ++j) {
     hi[j] = static_cast<T>(lse[j]);
     lo[j] = static_cast<T>(lse[j] - static_cast<double>(hi[j]));
+  }
+  // Beyond 2^23 the double lse = max + log_sum keeps log_sum to less than 2^-29 (at 1e30 none of it: equal logits
+  // got exp(0) = 1 instead of 1 / C). Such positions recompute max and log_sum from x, as the forward did, and take
+  // exp((x - max) - log_sum), log_softmax's own rounding; the others keep lse, so a position's result does not
+  // depend on its neighbours. (NaN lse stays on the plain path and gives NaN, as the recomputed one would.)
+  bool any_far = false;
+  for (int64_t j = 0; j < w; ++j) any_far |= std::abs(lse[j]) > 8388608.0;
+  if (any_far) {
+    T mx[kCeColumns], ls[kCeColumns];
+    max_log_sum(C, S, x, w, mx, ls);
+    for (int64_t j = 0; j < w; ++j)
+      if (std::abs(lse[j]) > 8388608.0) hi[j] = mx[j], lo[j] = ls[j];
   }
   if (t) {
     // gi = A * exp(x - lse) - B * w_c, less `at` at the target; an ignored position's column is 0 (keep 0).

@@ -439,7 +439,11 @@ Tensor cross_entropy_fused_backward_kernel(const Tensor& grad_output, const Tens
         const T* xr = x + o * C * S + i;
         T* gr = gi + o * C * S + i;
         const T gv = (reduction == kReductionNone ? gp[r] : gp[0]) * scale;
-        const T l = static_cast<T>(lp[r]), lo = static_cast<T>(lp[r] - static_cast<double>(l));
+        T l = static_cast<T>(lp[r]), lo = static_cast<T>(lp[r] - static_cast<double>(l));
+        // Beyond 2^23 the double lse = max + log_sum keeps log_sum to less than 2^-29 (at 1e30 none of it: equal
+        // logits got exp(0) = 1 instead of 1 / C): such a row recomputes max and log_sum from x, as the forward did,
+        // and exp((x - max) - log_sum) is log_softmax's own rounding. (A NaN lse keeps the plain path: NaN either way.)
+        if (__builtin_expect(std::abs(lp[r]) > 8388608.0, 0)) l = max_log_sum(xr, S, C, &lo);
         if (t) {
           const int64_t tc = t[r];
           if (tc == ignore_index) {

@@ -14,6 +14,7 @@
 
 #include "aten/native/DimEngine.h"
 #include "aten/native/cpu/ExpFloatLanes.h"
+#include "aten/native/cpu/SoftmaxBackwardRowsAvx2.h"
 #include "aten/native/cpu/SoftmaxRowsAvx512.h"
 #include "aten/native/cpu/SoftmaxRowsVec.h"
 #include "aten/native/cpu/StreamStore.h"  // stream_fence
@@ -126,16 +127,29 @@ TL_TARGET_CLONES void softmax_slice(const T* x, T* y, int64_t n) {
   }
 }
 
-// Softmax over a dim that is not the last, of contiguous x: a block of up to kCols neighbouring
-// columns (one cache line per row) is processed row by row, each column with its own max and sum,
-// so the loops run across columns and vectorize, and the block stays in cache between passes.
-constexpr int64_t kCols = 16;
+// Softmax over a dim that is not the last, of contiguous x: a chunk of up to kColsMax neighbouring columns is
+// processed row by row, each column with its own max and sum, so the loops run across columns and vectorize. Every
+// column's arithmetic is the same whatever the chunk (no lane crosses columns), so results do not depend on it.
+// Chunks are as wide as the rows (up to 4 KiB of floats), so that each pass reads memory in long sequential runs:
+// 16-column chunks (one cache line per row, 4 KiB apart for 4096x1024 over dim 0) left the prefetchers idle and
+// the lines in a handful of cache sets, and softmax 4096x1024 over dim 0 took 0.8-0.95x PyTorch's time (AVX2, one
+// thread) where whole rows take ~0.3x (h/smx11g). They are narrowed (to no less than kCols) only to give every
+// thread a chunk.
+constexpr int64_t kCols = 16, kColsMax = 1024;
+
+inline int64_t col_chunk(int64_t inner, int64_t outer) {
+  int64_t nb = (inner + kColsMax - 1) / kColsMax;
+  const int64_t threads = get_num_threads();
+  if (outer * nb < threads) nb = std::min((threads + outer - 1) / outer, inner / kCols);
+  const int64_t w = (inner + nb - 1) / nb;
+  return std::min(kColsMax, (w + kCols - 1) / kCols * kCols);  // chunks start on 64-byte steps
+}
 
 template <typename T, bool Log>
 TL_TARGET_CLONES void softmax_cols(const T* x, T* y, int64_t n, int64_t inner, int64_t w) {
   using acc_t = opmath_t<T>;
-  acc_t mx[kCols], sum[kCols];
-  for (int64_t j = 0; j < kCols; ++j) mx[j] = -std::numeric_limits<acc_t>::infinity(), sum[j] = 0;
+  acc_t mx[kColsMax], sum[kColsMax];
+  for (int64_t j = 0; j < w; ++j) mx[j] = -std::numeric_limits<acc_t>::infinity(), sum[j] = 0;
   for (int64_t i = 0; i < n; ++i) {
     const T* xr = x + i * inner;
 #pragma omp simd
@@ -154,7 +168,7 @@ TL_TARGET_CLONES void softmax_cols(const T* x, T* y, int64_t n, int64_t inner, i
       sum[j] += e;
     }
   }
-  acc_t f[kCols];
+  acc_t f[kColsMax];
   for (int64_t j = 0; j < w; ++j) f[j] = Log ? std::log(sum[j]) : acc_t(1) / sum[j];
   for (int64_t i = 0; i < n; ++i) {
     const T* xr = x + i * inner;
@@ -168,13 +182,14 @@ TL_TARGET_CLONES void softmax_cols(const T* x, T* y, int64_t n, int64_t inner, i
   }
 }
 
-// The backward over a dim that is not the last, of contiguous operands: as softmax_cols, a block of up to kCols
-// neighbouring columns row by row, each column with its own sum, so the loops run across columns. (The dim
-// engine's path copies 16 strided slices at a time through its buffer and back, 2-5x PyTorch's time.)
+// The backward over a dim that is not the last, of contiguous operands: as softmax_cols, a chunk of neighbouring
+// columns (col_chunk) row by row, each column with its own sum, so the loops run across columns. (The dim engine's
+// path copies 16 strided slices at a time through its buffer and back, 2-5x PyTorch's time.)
 template <typename T, bool Log>
 TL_TARGET_CLONES void softmax_backward_cols(const T* g, const T* y, T* gi, int64_t n, int64_t inner, int64_t w) {
   using acc_t = opmath_t<T>;
-  acc_t sum[kCols] = {};
+  acc_t sum[kColsMax];
+  for (int64_t j = 0; j < w; ++j) sum[j] = 0;
   for (int64_t i = 0; i < n; ++i) {
     const T* gr = g + i * inner;
     const T* yr = y + i * inner;
@@ -245,14 +260,14 @@ void softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
   for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
   if (inner >= kCols && in.is_contiguous() && out.is_contiguous() && !(out.storage() == in.storage())) {
     const int64_t n = self.sizes()[d], outer = self.numel() / (n * inner);
-    const int64_t nblocks = (inner + kCols - 1) / kCols;
+    const int64_t cw = col_chunk(inner, outer), nblocks = (inner + cw - 1) / cw;
     TL_DISPATCH_FLOAT(st, op, [&] {
       const scalar_t* x = in.data_ptr<scalar_t>();
       scalar_t* y = out.data_ptr<scalar_t>();
-      parallel_for(0, outer * nblocks, std::max<int64_t>(1, kGrainSize / (8 * n * kCols)), [&](int64_t b, int64_t e) {
+      parallel_for(0, outer * nblocks, std::max<int64_t>(1, kGrainSize / (8 * n * cw)), [&](int64_t b, int64_t e) {
         for (int64_t t = b; t < e; ++t) {
-          const int64_t off = (t / nblocks) * n * inner + (t % nblocks) * kCols;
-          softmax_cols<scalar_t, Log>(x + off, y + off, n, inner, std::min(kCols, inner - (t % nblocks) * kCols));
+          const int64_t off = (t / nblocks) * n * inner + (t % nblocks) * cw;
+          softmax_cols<scalar_t, Log>(x + off, y + off, n, inner, std::min(cw, inner - (t % nblocks) * cw));
         }
       });
     });
@@ -341,18 +356,33 @@ void softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int6
     });
     return;
   }
+  // The same rows on AVX2 CPUs (SoftmaxBackwardRowsAvx2.h), gI streamed under the same rule: the slice loops below
+  // do the same arithmetic but store gI with ordinary stores, 64 MB of traffic for 4096x1024 against 48 MB.
+  if (st == ScalarType::Float32 && inner == 1 && softmax_backward_rows_avx2() && grad_output.is_contiguous() &&
+      y.is_contiguous() && out.is_contiguous()) {
+    const int64_t n = grad_output.dim() == 0 ? 1 : grad_output.sizes()[d];
+    const bool stream = 3 * out.nbytes() > (size_t(24) << 20);
+    const float* g = grad_output.data_ptr<float>();
+    const float* yp = y.data_ptr<float>();
+    float* gi = out.data_ptr<float>();
+    for_row_blocks(grad_output.numel() / n, n, 4, stream, [&](int64_t b, int64_t e) {
+      if constexpr (Log) log_softmax_backward_rows_f32_avx2(g + b * n, yp + b * n, gi + b * n, e - b, n, stream);
+      else softmax_backward_rows_f32_avx2(g + b * n, yp + b * n, gi + b * n, e - b, n, stream);
+    });
+    return;
+  }
   if (inner >= kCols && grad_output.is_contiguous() && y.is_contiguous() && out.is_contiguous()) {
     const int64_t n = grad_output.sizes()[d], outer = grad_output.numel() / (n * inner);
-    const int64_t nblocks = (inner + kCols - 1) / kCols;
+    const int64_t cw = col_chunk(inner, outer), nblocks = (inner + cw - 1) / cw;
     TL_DISPATCH_FLOAT(st, op, [&] {
       const scalar_t* g = grad_output.data_ptr<scalar_t>();
       const scalar_t* yp = y.data_ptr<scalar_t>();
       scalar_t* gi = out.data_ptr<scalar_t>();
-      parallel_for(0, outer * nblocks, std::max<int64_t>(1, kGrainSize / (4 * n * kCols)), [&](int64_t b, int64_t e) {
+      parallel_for(0, outer * nblocks, std::max<int64_t>(1, kGrainSize / (4 * n * cw)), [&](int64_t b, int64_t e) {
         for (int64_t t = b; t < e; ++t) {
-          const int64_t off = (t / nblocks) * n * inner + (t % nblocks) * kCols;
+          const int64_t off = (t / nblocks) * n * inner + (t % nblocks) * cw;
           softmax_backward_cols<scalar_t, Log>(g + off, yp + off, gi + off, n, inner,
-                                               std::min(kCols, inner - (t % nblocks) * kCols));
+                                               std::min(cw, inner - (t % nblocks) * cw));
         }
       });
     });
