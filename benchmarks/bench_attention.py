@@ -126,14 +126,13 @@ def main() -> int:
     p.add_argument("--only", default="", help="comma-separated: sdpa, lstm, memory")
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--cpu-time", action="store_true", help="process CPU time instead of wall clock")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="CPU time instead of wall clock (with --threads 1, the calling thread's)")
+    p.add_argument("--repeat", type=int, default=0, help="rounds per figure (default 7, 3 with --quick)")
     args = p.parse_args()
-    if args.cpu_time:
-        _timing.use_cpu_time()
+    _timing.apply_run_args(args, tl, torch)
     only = set(args.only.split(",")) if args.only else {"sdpa", "lstm", "memory"}
-    tl.set_num_threads(args.threads)
-    torch.set_num_threads(args.threads)
-    rep = 3 if args.quick else 7
+    rep = args.repeat or (3 if args.quick else 7)
     rows = []
     cases = []
     if "sdpa" in only:

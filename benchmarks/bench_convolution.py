@@ -95,13 +95,12 @@ def main() -> int:
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--split", action="store_true", help="time each gradient of convolution_backward alone too")
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--cpu-time", action="store_true", help="process CPU time instead of wall clock")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="CPU time instead of wall clock (with --threads 1, the calling thread's)")
+    p.add_argument("--repeat", type=int, default=0, help="rounds per figure (default 7, 3 with --quick)")
     args = p.parse_args()
-    if args.cpu_time:
-        _timing.use_cpu_time()
-    rep = 3 if args.quick else 7
-    tl.set_num_threads(args.threads)
-    torch.set_num_threads(args.threads)
+    _timing.apply_run_args(args, tl, torch)
+    rep = args.repeat or (3 if args.quick else 7)
     only = [s for s in args.only.split(",") if s]
     rows, split_rows = [], []
     for name, (ishape, wshape, kw) in CASES.items():

@@ -169,30 +169,36 @@ __attribute__((always_inline)) inline T lane_tree(V v) {
 }
 typedef float tl_f32x16 __attribute__((vector_size(64), aligned(64)));
 typedef double tl_f64x8 __attribute__((vector_size(64), aligned(64)));
+// 32-byte vectors for CPUs without AVX-512: GCC lowers a 64-byte vector type on AVX2 as pairs of halves shuffled
+// through the stack and general registers (every accumulator in memory), which left sum/mean at ~1.35x PyTorch's
+// time on an AVX2 host. The leaves below take the vector type as a parameter and keep the same 64 lanes (twice as
+// many 32-byte vectors, lane j in vector j / L), so both widths make the same additions in the same order.
+typedef float tl_f32x8 __attribute__((vector_size(32), aligned(32)));
+typedef double tl_f64x4 __attribute__((vector_size(32), aligned(32)));
 template <typename V, typename T>
 __attribute__((always_inline)) inline T leaf_sum_vec(const T* p, int64_t n) {  // n >= kLanes
-  constexpr int64_t L = 64 / static_cast<int64_t>(sizeof(T));  // lanes per vector
-  constexpr int NV = static_cast<int>(kLanes / L);                // vectors holding the 64 lanes
+  constexpr int64_t L = static_cast<int64_t>(sizeof(V) / sizeof(T));  // lanes per vector
+  constexpr int NV = static_cast<int>(kLanes / L);                     // vectors holding the 64 lanes
   V hi[NV] = {};
   int64_t i = 0;
   while (i + kLanes <= n) {
     V acc[NV] = {};
     const int64_t end = std::min(n / kLanes * kLanes, i + kLanes * kLaneRun);
     for (; i < end; i += kLanes) {
-#pragma GCC unroll 8
+#pragma GCC unroll 16
       for (int k = 0; k < NV; ++k) {
         V v;
         std::memcpy(&v, p + i + k * L, sizeof v);
         acc[k] += v;
       }
     }
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int k = 0; k < NV; ++k) hi[k] += acc[k];
   }
   // The lane tree hi[j] += hi[j + w], w = 32, 16, ...: whole vectors while w >= L, then in one vector's lanes.
-#pragma GCC unroll 8
+#pragma GCC unroll 16
   for (int w = NV / 2; w >= 1; w /= 2)
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int k = 0; k < w; ++k) hi[k] += hi[k + w];
   T r = 0;
   for (; i < n; ++i) r += p[i];
@@ -202,30 +208,53 @@ __attribute__((always_inline)) inline T leaf_sum_vec(const T* p, int64_t n) {  /
 // over the whole vectors, the tail added in order, then the lane tree plus the tail, as a leaf with one vector of
 // lanes. The sequential loop this replaces made each plane a chain of dependent adds: adaptive_avg_pool2d to
 // (1, 1) (mean over 7x7 planes) on 32x64x7x7 took 71 us against PyTorch's 17 (one thread).
+// With 32-byte vectors the 64 bytes of lanes are two vectors; adding the second to the first is the lane tree's
+// first step (lane j + lane j + L), so the sums are those of one 64-byte vector.
 template <typename V, typename T>
 __attribute__((always_inline)) inline T short_sum_vec(const T* p, int64_t n) {  // 64 / sizeof(T) <= n < kLanes
-  constexpr int64_t L = 64 / static_cast<int64_t>(sizeof(T));
-  V acc = {};
+  constexpr int64_t W = 64 / static_cast<int64_t>(sizeof(T));  // lanes: one 64-byte vector's worth
+  constexpr int64_t L = static_cast<int64_t>(sizeof(V) / sizeof(T));
+  constexpr int P = static_cast<int>(W / L);  // vectors holding them
+  V acc[P] = {};
   int64_t i = 0;
-  for (; i + L <= n; i += L) {
-    V v;
-    std::memcpy(&v, p + i, sizeof v);
-    acc += v;
+  for (; i + W <= n; i += W) {
+#pragma GCC unroll 2
+    for (int k = 0; k < P; ++k) {
+      V v;
+      std::memcpy(&v, p + i + k * L, sizeof v);
+      acc[k] += v;
+    }
   }
   T r = 0;
   for (; i < n; ++i) r += p[i];
-  return lane_tree<L, T>(acc) + r;
+  if constexpr (P == 2) acc[0] += acc[1];
+  return lane_tree<L, T>(acc[0]) + r;
 }
-TL_TARGET_CLONES float short_sum(const float* p, int64_t n) { return short_sum_vec<tl_f32x16>(p, n); }
-TL_TARGET_CLONES double short_sum(const double* p, int64_t n) { return short_sum_vec<tl_f64x8>(p, n); }
+// Whether the leaves use 64-byte vectors (AVX-512) or 32-byte ones (read once; both give the same sums).
+bool wide_leaves() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool wide = __builtin_cpu_supports("avx512f");
+  return wide;
+#else
+  return false;
+#endif
+}
+// Each leaf entry point below is a pair of clone sets, the 64-byte form (Z) and the 32-byte form (Y), and a
+// dispatcher that picks one by wide_leaves().
+#define TL_LEAF_PAIR(ret, name, args, call, VZ, VY, body)             \
+  TL_TARGET_CLONES ret name##_z args { using V = VZ; body }             \
+  TL_TARGET_CLONES ret name##_y args { using V = VY; body }             \
+  ret name args { return wide_leaves() ? name##_z call : name##_y call; }
+TL_LEAF_PAIR(float, short_sum, (const float* p, int64_t n), (p, n), tl_f32x16, tl_f32x8,
+             return short_sum_vec<V>(p, n);)
+TL_LEAF_PAIR(double, short_sum, (const double* p, int64_t n), (p, n), tl_f64x8, tl_f64x4,
+             return short_sum_vec<V>(p, n);)
 // out[k] = short_sum(p + k * n, n) for k < count: back-to-back runs (mean over the last dims of a contiguous tensor
 // with small planes) in one call, without the per-output walker and indirect clone call (23 ns an output).
-TL_TARGET_CLONES void short_sums(const float* p, int64_t n, int64_t count, float* out) {
-  for (int64_t k = 0; k < count; ++k) out[k] = short_sum_vec<tl_f32x16>(p + k * n, n);
-}
-TL_TARGET_CLONES void short_sums(const double* p, int64_t n, int64_t count, double* out) {
-  for (int64_t k = 0; k < count; ++k) out[k] = short_sum_vec<tl_f64x8>(p + k * n, n);
-}
+TL_LEAF_PAIR(void, short_sums, (const float* p, int64_t n, int64_t count, float* out), (p, n, count, out),
+             tl_f32x16, tl_f32x8, for (int64_t k = 0; k < count; ++k) out[k] = short_sum_vec<V>(p + k * n, n);)
+TL_LEAF_PAIR(void, short_sums, (const double* p, int64_t n, int64_t count, double* out), (p, n, count, out),
+             tl_f64x8, tl_f64x4, for (int64_t k = 0; k < count; ++k) out[k] = short_sum_vec<V>(p + k * n, n);)
 // The same for runs of kLanes to 2 * kLeaf - 2 * kLanes elements: pairwise_sum's one leaf, or its two halves (each
 // at most kLeaf) added, inline (adaptive_avg_pool2d (1, 1) on 56x56 planes: 2048 outputs of two leaves each; the
 // per-output walker and two indirect clone calls were ~10% of the time when the planes come from the L3).
@@ -235,15 +264,16 @@ __attribute__((always_inline)) inline T run_sum_vec(const T* p, int64_t n) {
   const int64_t half = (n / 2) / kLanes * kLanes;
   return leaf_sum_vec<V>(p, half) + leaf_sum_vec<V>(p + half, n - half);
 }
-TL_TARGET_CLONES void leaf_runs(const float* p, int64_t n, int64_t count, float* out) {
-  for (int64_t k = 0; k < count; ++k) out[k] = run_sum_vec<tl_f32x16>(p + k * n, n);
-}
-TL_TARGET_CLONES void leaf_runs(const double* p, int64_t n, int64_t count, double* out) {
-  for (int64_t k = 0; k < count; ++k) out[k] = run_sum_vec<tl_f64x8>(p + k * n, n);
-}
+TL_LEAF_PAIR(void, leaf_runs, (const float* p, int64_t n, int64_t count, float* out), (p, n, count, out),
+             tl_f32x16, tl_f32x8, for (int64_t k = 0; k < count; ++k) out[k] = run_sum_vec<V>(p + k * n, n);)
+TL_LEAF_PAIR(void, leaf_runs, (const double* p, int64_t n, int64_t count, double* out), (p, n, count, out),
+             tl_f64x8, tl_f64x4, for (int64_t k = 0; k < count; ++k) out[k] = run_sum_vec<V>(p + k * n, n);)
 
-TL_TARGET_CLONES float leaf_sum(const float* p, int64_t n) { return leaf_sum_vec<tl_f32x16>(p, n); }
-TL_TARGET_CLONES double leaf_sum(const double* p, int64_t n) { return leaf_sum_vec<tl_f64x8>(p, n); }
+TL_LEAF_PAIR(float, leaf_sum, (const float* p, int64_t n), (p, n), tl_f32x16, tl_f32x8,
+             return leaf_sum_vec<V>(p, n);)
+TL_LEAF_PAIR(double, leaf_sum, (const double* p, int64_t n), (p, n), tl_f64x8, tl_f64x4,
+             return leaf_sum_vec<V>(p, n);)
+#undef TL_LEAF_PAIR
 TL_TARGET_CLONES uint64_t leaf_sum(const int64_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
 TL_TARGET_CLONES uint64_t leaf_sum(const int32_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
 
