@@ -4,9 +4,10 @@ format version 5), and Enum members, which run as their values (the archive name
 sits in an argument's or the return's type: aten/jit/Serialization.h, Method::EnumClass), at any depth of
 Lists, Dicts, Optionals and tuples, as torch.jit.load's module gives and takes them:
 
-- an argument holding dicts or members is checked against its type as torch checks it ("forward() Expected a
-  value of type 'Dict[str, List[Tensor]]' for argument 'd' but instead found type 'dict'."), then converted;
-  any Enum's member is taken for its value (as torch reads it);
+- an argument holding dicts, members or TorchScript class instances is checked against its type as torch checks
+  it ("forward() Expected a value of type 'Dict[str, List[Tensor]]' for argument 'd' but instead found type
+  'dict'."), then converted; any Enum's member is taken for its value (as torch reads it), an instance of a class
+  this process scripted becomes an Object holding its attributes, an Object of the class is passed as it is;
 - a result becomes dicts, members (the class when this process has it: _enum_archive.find_class; else torch's
   RuntimeError "Unknown reference to ScriptClass ..."), named tuples and TorchScript class instances
   (_named_tuple.converter's rules).
@@ -117,8 +118,22 @@ def matches(v, node) -> bool:
         return isinstance(v, tuple) and len(v) == len(node[1]) and all(map(matches, v, node[1]))
     if k == "union":
         return any(matches(v, m) for m in node[1])
+    if k == "obj":  # an instance of the class (this process scripted it), or the interpreter's Object of it
+        return _class_name_of(v) == node[1]
     check = _LEAF.get(node[1]) if k == "leaf" else None
     return check is None or check(v)
+
+
+def _class_name_of(v):
+    """The TorchScript class name of a script class's instance or of an interpreter Object; None for others."""
+    from torchlite._C import _jit
+    from torchlite.jit._script import classes
+    from torchlite.jit._script.types import class_name
+    if isinstance(v, _jit.Object):
+        return v.type_name
+    if classes.is_script_class(type(v)):
+        return class_name(type(v))
+    return None
 
 
 def to_graph(v, node):
@@ -146,7 +161,15 @@ def to_graph(v, node):
         return v if member is None else to_graph(v, member)
     if k == "leaf" and node[1] == "float" and type(v) is int:
         return float(v)
+    if k == "obj" and not isinstance(v, _jit_object()):  # a Python instance: an Object holding its attributes
+        from torchlite.jit._script import _object_in, classes
+        return _object_in(v, classes.object_type(type(v)))
     return v
+
+
+def _jit_object():
+    from torchlite._C import _jit
+    return _jit.Object
 
 
 def from_graph(v, node):
@@ -207,7 +230,7 @@ class Signature:
         if method.arg_names:  # a scripted method (traced graphs take flattened tensors)
             for i, v in enumerate(inputs):
                 t = tree(v.type(), enums.get(i, {}))
-                if _has(t, ("dict", "enum")):
+                if _has(t, ("dict", "enum", "obj")):  # (objects: instances of the class converted)
                     args[i] = t
         outs = graph.outputs()
         ret = tree(outs[0].type(), enums.get(-1, {})) if len(outs) == 1 else None

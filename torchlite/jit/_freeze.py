@@ -92,6 +92,7 @@ def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     forward = dict(whole.methods).get("forward")
     tree.methods = [("forward", _jit.Method(graph, True, forward.arg_names, forward.defaults) if forward is not None
                      else _jit.Method(graph, True))]
+    tree.classes = whole.classes  # the TorchScript classes' methods (a loaded module's from its archive)
     frozen = RecursiveScriptModule(tree)
     frozen.__dict__["_frozen"] = True
     run_frozen_optimizations(frozen, optimize_numerics)
