@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 
 import torchlite as _tl
+from torchlite.jit._dict_list import DictList, refuse_empty
 from torchlite.jit._enum_archive import find_class
 
 
@@ -147,7 +148,7 @@ def to_graph(v, node):
         return to_graph(v, node[1])
     if k == "dict":
         to_float = node[1] == ("leaf", "float")
-        flat = []
+        flat = DictList()  # (marked as a dict in the interpreter: _dict_list.py)
         # (an int key of a Dict[float, V] becomes a float, as torch converts it)
         for a, b in (v.items() if isinstance(v, dict) else ()):
             flat += [float(a) if to_float and type(a) is int else to_graph(a, node[1]), to_graph(b, node[2])]
@@ -194,11 +195,14 @@ def from_graph(v, node):
             from torchlite.jit._named_tuple import class_for
             return class_for(node[2], node[3])(*items)
         return tuple(items)
-    if k == "union":  # a member a graph value can only be: a dict (a list in the graph) where no list could be
+    if k == "union":  # a dict (a list marked as a dict, or any list where no list could be) is the Dict member
         dicts = [m for m in node[1] if m[0] == "dict"]
         lists = [m for m in node[1] if m[0] == "list"]
-        if isinstance(v, list) and dicts and not lists:
-            return from_graph(v, dicts[0])
+        if isinstance(v, list) and dicts and (isinstance(v, DictList) or not lists):
+            member = next((m for m in dicts if all(matches(v[i], m[1 + i % 2]) for i in range(len(v)))), dicts[0])
+            return from_graph(v, member)
+        if isinstance(v, list) and lists:
+            return from_graph(v, next((m for m in lists if all(matches(x, m[1]) for x in v)), lists[0]))
         tuples = [m for m in node[1] if m[0] == "tuple"]
         if isinstance(v, tuple) and len(tuples) == 1:
             return from_graph(v, tuples[0])
@@ -230,7 +234,7 @@ class Signature:
         if method.arg_names:  # a scripted method (traced graphs take flattened tensors)
             for i, v in enumerate(inputs):
                 t = tree(v.type(), enums.get(i, {}))
-                if _has(t, ("dict", "enum", "obj")):  # (objects: instances of the class converted)
+                if _has(t, ("dict", "enum", "obj", "union")):  # (objects: instances of the class converted)
                     args[i] = t
         outs = graph.outputs()
         ret = tree(outs[0].type(), enums.get(-1, {})) if len(outs) == 1 else None
@@ -242,6 +246,8 @@ class Signature:
 
     def _in(self, v, i):
         node = self.args[i]
+        if node[0] == "union":
+            refuse_empty(v)
         if not matches(v, node):
             found = "Tensor" if isinstance(v, _tl.Tensor) else type(v).__name__
             raise RuntimeError(f"{self.name}() Expected a value of type '{type_str(node)}' for argument "

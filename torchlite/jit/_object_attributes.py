@@ -23,7 +23,8 @@ def _holds_objects(t) -> bool:
 
 def _type_of(m, name, v):
     """The static type of an attribute holding script-class instances: its class annotation when it has one
-    (`acc: Optional[Acc]`), else from the value (an instance; a list or tuple of instances of one class; a dict of them)."""
+    (`acc: Optional[Acc]`), else from the value (an instance; a list or tuple of instances of one class; a dict of
+    them, its keys of one type)."""
     from torchlite.jit._script import classes
     from torchlite.jit._script import types as T
     from torchlite.jit._script.attributes import _class_annotations
