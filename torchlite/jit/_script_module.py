@@ -254,8 +254,8 @@ class RecursiveScriptModule(ScriptModule):
     def __getattr__(self, name):
         methods = self.__dict__.get("_methods")
         if methods and name != "forward" and name in methods:  # a scripted module's @export'ed methods
-            method = methods[name]
-            return lambda *args, **kwargs: self._run(method, args, kwargs, name)
+            from torchlite.jit._script_method import ScriptMethod
+            return ScriptMethod(self, name, methods[name])
         objects = self.__dict__.get("_jit_objects")
         if objects and name in objects:  # instances as Python gets them (a copy, as torch's)
             from torchlite.jit import _loaded_objects
