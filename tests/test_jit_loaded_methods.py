@@ -80,6 +80,8 @@ def test_script_method_attributes_as_torch():
         assert a.code.startswith(f"def {name}(self,")
         assert a.graph is ours._methods[name].graph
     assert ours.twice.schema.split("self, ")[1] == "Tensor x, int k=2) -> Tensor"
+    header = "def twice(self,\n    x: Tensor,\n    k: int=2) -> Tensor:\n"  # the defaults in the code, as torch's
+    assert ours.twice.code.startswith(header) and theirs.twice.code.startswith(header)
     assert ours.pair.schema.split("self, ")[1] == str(theirs.pair.schema).split("self, ")[1] == \
         'Tensor x, str name="a", float? scale=None) -> ((Tensor, str))'
 

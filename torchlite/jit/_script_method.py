@@ -5,12 +5,12 @@
 from __future__ import annotations
 
 
-def _default(v) -> str:
+def default_str(v) -> str:
     """A default as a schema writes it (as torch's: `2`, `True`, `None`, `"mean"`, `[1, 2]`)."""
     if isinstance(v, str):
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_default(x) for x in v) + "]"
+        return "[" + ", ".join(default_str(x) for x in v) + "]"
     return repr(v)
 
 
@@ -34,7 +34,7 @@ class ScriptMethod:
     @property
     def code(self) -> str:
         from torchlite.jit._code import graph_code
-        return graph_code(self._method.graph, self.name)
+        return graph_code(self._method.graph, self.name, self._method.defaults)
 
     @property
     def schema(self) -> str:
@@ -47,7 +47,7 @@ class ScriptMethod:
         names = m.arg_names or [v.debugName() for v in inputs]
         defaults = m.defaults or [None] * len(names)
         for v, name, d in zip(inputs, names, defaults):
-            parts.append(f"{v.type()} {name}" + ("" if d is None else f"={_default(d[0])}"))
+            parts.append(f"{v.type()} {name}" + ("" if d is None else f"={default_str(d[0])}"))
         outs = [str(v.type()) for v in m.graph.outputs()]
         # (one return is written bare, a tuple type in parentheses of its own, as torch: `-> ((Tensor, str))`)
         ret = outs[0] if len(outs) == 1 and not outs[0].startswith("(") else f"({', '.join(outs)})"

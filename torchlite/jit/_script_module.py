@@ -222,7 +222,8 @@ class RecursiveScriptModule(ScriptModule):
     def code(self) -> str:
         from torchlite.jit._code import graph_code
 
-        return graph_code(self.graph)
+        forward = self._method("forward")
+        return graph_code(forward.graph, "forward", forward.defaults)
 
     def _object(self):
         """The module Object the graph's prim::GetAttr nodes read, rebuilt only when a parameter or
