@@ -104,6 +104,27 @@ def returns(x: int) -> List[int]:
     return log
 
 
+def return_in_loop(x: int, log: List[int]) -> int:
+    with Rec(log, 1):
+        for i in range(5):
+            if i == x:
+                return i * 10
+            log.append(i)
+        log.append(99)
+    return -1
+
+
+def loops(x: int) -> List[int]:
+    log: List[int] = []
+    log.append(return_in_loop(x, log))
+    log.append(return_in_loop(10, log))
+    i = 0
+    while i < 2:
+        with Rec(log, 7 + i):
+            i += 1
+    return log
+
+
 def state_after(x: int) -> List[int]:
     log: List[int] = []
     r = Rec(log, 3)
@@ -142,7 +163,7 @@ def loop_break(x: int) -> List[int]:
     return log
 
 
-@pytest.mark.parametrize("fn,args", [(several, (1,)), (returns, (3,)), (state_after, (4,)),
+@pytest.mark.parametrize("fn,args", [(several, (1,)), (returns, (3,)), (loops, (2,)), (state_after, (4,)),
                                      (return_reads_the_object, (7,))])
 def test_enter_exit_order_as_torch(fn, args):
     got = tl.jit.script(fn)(*args)
