@@ -129,3 +129,26 @@ def test_saved_and_loaded_as_torch(tmp_path):
         res.append(_error(loaded, []))
         out[lib] = res
     assert out["torchlite"] == out["torch"]
+
+
+CPP = """
+class M(torch.nn.Module):
+    def forward(self, d: Dict[int, int], xs: List[Dict[int, int]]) -> List[int]:
+        u: Union[Dict[int, int], List[int]] = d
+        out: List[int] = [1 if isinstance(u, Dict[int, int]) else 0]
+        for x in xs:
+            v: Union[Dict[int, int], List[int]] = x
+            out.append(1 if isinstance(v, Dict[int, int]) else 0)
+        return out
+"""
+
+
+def test_cpp_module_lists_for_dicts_dispatch_as_dicts():
+    """The C++ Module (torchlite::jit::load) takes a dict in its list form (keys and values alternating): run_method
+    marks it as a dict by the method's argument type, so a Union's run-time test takes it for the dict."""
+    from torchlite._C import _jit
+    m = tl.jit.script(load(CPP, "torchlite").M())
+    theirs = torch.jit.script(load(CPP, "torch").M())
+    assert m({1: 2}, [{3: 4}, {5: 6}]) == theirs({1: 2}, [{3: 4}, {5: 6}]) == [1, 1, 1]
+    cpp, _ = _jit._load_module(m.save_to_buffer(), None, "the buffer")
+    assert cpp.run_method("forward", [[1, 2], [[3, 4], [5, 6]]])[0] == [1, 1, 1]

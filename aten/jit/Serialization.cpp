@@ -855,6 +855,14 @@ IValue mark_dicts(const IValue& v, const Type& t, int depth = 0) {
   return v;
 }
 
+bool has_dict(const Type& t, int depth = 0) {
+  if (depth > kMaxDepth) return false;
+  if (t.kind == Type::Kind::Any && t.name != "Union" && t.elems.size() == 2) return true;
+  for (const auto& e : t.elems)
+    if (has_dict(*e, depth + 1)) return true;
+  return false;
+}
+
 // An Enum entry's place must exist in the method's types (its path steps through Lists, Optionals, Dicts and
 // Tuples) and hold values of its members' type (int, float or str; an Optional of one).
 void check_enum_site(Lexer& in, const std::string& name, const Method& method, const Method::EnumClass& e) {
@@ -1141,6 +1149,10 @@ std::vector<IValue> Module::run_method(const std::string& name, std::vector<IVal
   for (const auto& [n, method] : methods)
     if (n == name) {
       bind_defaults(name, method, inputs);
+      const auto& params = method.graph->inputs();
+      size_t first = method.takes_self ? 1 : 0;
+      for (size_t i = 0; i < inputs.size() && first + i < params.size(); ++i)  // C++ gives dicts as plain lists
+        if (has_dict(*params[first + i]->type())) inputs[i] = mark_dicts(inputs[i], *params[first + i]->type());
       if (!method.takes_self) return run_graph(*method.graph, std::move(inputs));
       std::shared_ptr<Object> obj = object();
       inputs.insert(inputs.begin(), IValue(obj));
