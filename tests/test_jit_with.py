@@ -71,7 +71,20 @@ class BadEnter:
         pass
 
 
-for _cls in (Rec, Own, NoExit, BadExit, BadEnter):
+class Timer:
+    def __init__(self, k: int):
+        self.k = k
+        self.n = 0
+
+    def __enter__(self) -> "Timer":  # the common form: the object itself
+        self.n += 1
+        return self
+
+    def __exit__(self, a: Any, b: Any, c: Any) -> None:
+        self.n += 10
+
+
+for _cls in (Rec, Own, NoExit, BadExit, BadEnter, Timer):
     torch.jit.script(_cls)
     tl.jit.script(_cls)  # (marks the class: the same class serves both libraries, only its annotations differ)
 
@@ -125,6 +138,16 @@ def loops(x: int) -> List[int]:
     return log
 
 
+def enter_returns_self(x: int) -> List[int]:
+    t = Timer(x)
+    with t as u:
+        u.n += 100
+        y = u.k
+    with Timer(x) as (v):
+        w = v.n
+    return [t.n, y, w]
+
+
 def state_after(x: int) -> List[int]:
     log: List[int] = []
     r = Rec(log, 3)
@@ -163,7 +186,8 @@ def loop_break(x: int) -> List[int]:
     return log
 
 
-@pytest.mark.parametrize("fn,args", [(several, (1,)), (returns, (3,)), (loops, (2,)), (state_after, (4,)),
+@pytest.mark.parametrize("fn,args", [(several, (1,)), (returns, (3,)), (loops, (2,)), (enter_returns_self, (3,)),
+                                     (state_after, (4,)),
                                      (return_reads_the_object, (7,))])
 def test_enter_exit_order_as_torch(fn, args):
     got = tl.jit.script(fn)(*args)
