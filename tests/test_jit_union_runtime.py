@@ -3,6 +3,8 @@ List[int]]` (whose dict, running as a list of alternating keys and values, looks
 by the value passed (a dict or a list), also inside a list of Unions, for dicts made in script (literals, copies);
 a Union result is a dict or a list as the value was; empty lists and dicts passed for a Union are refused with
 torch's error; the same through save and load."""
+import io
+
 import torch
 
 import torchlite as tl
@@ -152,3 +154,29 @@ def test_cpp_module_lists_for_dicts_dispatch_as_dicts():
     assert m({1: 2}, [{3: 4}, {5: 6}]) == theirs({1: 2}, [{3: 4}, {5: 6}]) == [1, 1, 1]
     cpp, _ = _jit._load_module(m.save_to_buffer(), None, "the buffer")
     assert cpp.run_method("forward", [[1, 2], [[3, 4], [5, 6]]])[0] == [1, 1, 1]
+
+
+NUMBERS = """
+class M(torch.nn.Module):
+    def forward(self, x: Union[int, float], t: Union[Tensor, int], b: Union[bool, str]) -> str:
+        s = "int" if isinstance(x, int) else "float"
+        s += " int" if isinstance(t, int) else " tensor"
+        if isinstance(b, bool):
+            s += " bool"
+        return s
+"""
+
+
+def test_loaded_union_members_told_apart_exactly_as_torch():
+    # an int is not taken for a Union's float member, nor a bool for its int member (scripted and loaded)
+    out = {}
+    for lib, name in ((tl, "torchlite"), (torch, "torch")):
+        m = lib.jit.script(load(NUMBERS, name).M())
+        buf = io.BytesIO()
+        lib.jit.save(m, buf)
+        buf.seek(0)
+        loaded = lib.jit.load(buf)
+        out[name] = [_error(f, *args) for args in ((3, 1, True), (2.5, lib.ones(1), "s"), (True, 1, 1))
+                     for f in (m, loaded)]
+    assert out["torchlite"] == out["torch"]
+    assert out["torch"][1] == "int int bool"

@@ -118,11 +118,36 @@ def matches(v, node) -> bool:
     if k == "tuple":
         return isinstance(v, tuple) and len(v) == len(node[1]) and all(map(matches, v, node[1]))
     if k == "union":
-        return any(matches(v, m) for m in node[1])
+        return any(fits(v, m) for m in node[1])
     if k == "obj":  # an instance of the class (this process scripted it), or the interpreter's Object of it
         return _class_name_of(v) == node[1]
     check = _LEAF.get(node[1]) if k == "leaf" else None
     return check is None or check(v)
+
+
+# a Union's members are told apart exactly, as torch's: an int is not a float member, a bool not an int member
+_EXACT = {"Tensor": lambda v: isinstance(v, _tl.Tensor), "int": lambda v: type(v) is not bool and isinstance(v, int),
+          "float": lambda v: isinstance(v, float), "bool": lambda v: isinstance(v, bool),
+          "str": lambda v: isinstance(v, str), "NoneType": lambda v: v is None}
+
+
+def fits(v, node) -> bool:
+    """Whether a Python value is of a Union member's type (what the scripted module's _fits tests)."""
+    k = node[0]
+    if k == "leaf":
+        check = _EXACT.get(node[1])
+        return check is None or check(v)
+    if k == "list":
+        return isinstance(v, list) and all(fits(x, node[1]) for x in v)
+    if k == "dict":
+        return isinstance(v, dict) and all(fits(a, node[1]) and fits(b, node[2]) for a, b in v.items())
+    if k == "tuple":
+        return isinstance(v, tuple) and len(v) == len(node[1]) and all(map(fits, v, node[1]))
+    if k == "opt":
+        return v is None or fits(v, node[1])
+    if k == "union":
+        return any(fits(v, m) for m in node[1])
+    return matches(v, node)
 
 
 def _class_name_of(v):
@@ -158,7 +183,7 @@ def to_graph(v, node):
     if k == "tuple":
         return tuple(to_graph(x, e) for x, e in zip(v, node[1]))
     if k == "union":  # converted as the first member it fits, as a scripted module converts it
-        member = next((m for m in node[1] if matches(v, m)), None)
+        member = next((m for m in node[1] if fits(v, m)), None)
         return v if member is None else to_graph(v, member)
     if k == "leaf" and node[1] == "float" and type(v) is int:
         return float(v)
