@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 
 import torchlite as _tl
+from torchlite._C import _jit
 from torchlite.jit._dict_list import DictList, refuse_empty
 from torchlite.jit._enum_archive import find_class
 
@@ -152,12 +153,10 @@ def fits(v, node) -> bool:
 
 def _class_name_of(v):
     """The TorchScript class name of a script class's instance or of an interpreter Object; None for others."""
-    from torchlite._C import _jit
-    from torchlite.jit._script import classes
-    from torchlite.jit._script.types import class_name
     if isinstance(v, _jit.Object):
         return v.type_name
-    if classes.is_script_class(type(v)):
+    if type(v).__dict__.get("_torchlite_script_class", False):  # (classes.is_script_class)
+        from torchlite.jit._script.types import class_name
         return class_name(type(v))
     return None
 
@@ -187,15 +186,10 @@ def to_graph(v, node):
         return v if member is None else to_graph(v, member)
     if k == "leaf" and node[1] == "float" and type(v) is int:
         return float(v)
-    if k == "obj" and not isinstance(v, _jit_object()):  # a Python instance: an Object holding its attributes
+    if k == "obj" and not isinstance(v, _jit.Object):  # a Python instance: an Object holding its attributes
         from torchlite.jit._script import _object_in, classes
         return _object_in(v, classes.object_type(type(v)))
     return v
-
-
-def _jit_object():
-    from torchlite._C import _jit
-    return _jit.Object
 
 
 def from_graph(v, node):
