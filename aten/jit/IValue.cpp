@@ -40,6 +40,14 @@ IValue IValue::list(std::vector<IValue> elems) {
   return v;
 }
 
+IValue IValue::dict(std::vector<IValue> alternating) {
+  IValue v;
+  v.v_ = std::make_shared<ListBox>(ListBox{std::move(alternating), true});
+  return v;
+}
+
+bool IValue::isDict() const { return tag() == Tag::List && std::get<std::shared_ptr<ListBox>>(v_)->dict; }
+
 IValue IValue::tuple(std::vector<IValue> elems) {
   IValue v;
   v.v_ = std::make_shared<TupleBox>(TupleBox{std::move(elems)});

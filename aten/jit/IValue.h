@@ -77,6 +77,10 @@ class IValue {
 
   static IValue list(std::vector<IValue> elems);
   static IValue tuple(std::vector<IValue> elems);
+  // A dict runs as a list of alternating keys and values; one made as a dict (prim::DictConstruct, a Python dict
+  // argument) is marked, so a run-time type test tells it from a list (a Union of both).
+  static IValue dict(std::vector<IValue> alternating);
+  bool isDict() const;  // a list marked as a dict
 
   Tag tag() const;
   const char* tag_name() const;
@@ -150,7 +154,10 @@ class IValue {
       v_;
 };
 
-struct ListBox { std::vector<IValue> elems; };
+struct ListBox {
+  std::vector<IValue> elems;
+  bool dict = false;  // made as a dict (IValue::dict)
+};
 struct TupleBox { std::vector<IValue> elems; };
 
 // Results onto the stack: each element of a tuple return is pushed separately, as the schema

@@ -260,7 +260,7 @@ Outs dict_construct(Stack& s, const Node&) {
       d.push_back(s[i + 1]);
     }
   }
-  return {IValue::list(std::move(d))};
+  return {IValue::dict(std::move(d))};
 }
 Outs dict_len(Stack& s, const Node&) { return {IValue(static_cast<int64_t>(s[0].toListRef().size() / 2))}; }
 Outs dict_getitem(Stack& s, const Node&) {
@@ -320,7 +320,7 @@ Outs dict_clear(Stack& s, const Node&) {
   s[0].toListMut().clear();
   return {};
 }
-Outs dict_copy(Stack& s, const Node&) { return {IValue::list(s[0].toListRef())}; }
+Outs dict_copy(Stack& s, const Node&) { return {IValue::dict(s[0].toListRef())}; }
 Outs dict_contains(Stack& s, const Node&) { return {IValue(find_key(s[0].toListRef(), s[1]) >= 0)}; }
 Outs dict_part(Stack& s, size_t which) {
   const auto& d = s[0].toListRef();

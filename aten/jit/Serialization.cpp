@@ -826,6 +826,43 @@ bool fits_type(const IValue& v, const Type& t, int depth = 0) {
   return false;
 }
 
+// The value with every dict its type holds marked as a dict (IValue::dict): dicts are stored as lists of alternating
+// keys and values, and a Union's run-time type test (prim::isinstance) takes only a marked list for a dict.
+IValue mark_dicts(const IValue& v, const Type& t, int depth = 0) {
+  using K = Type::Kind;
+  if (depth > kMaxDepth || v.isNone() || v.isObject()) return v;
+  auto elems = [&](const Type& e) {
+    std::vector<IValue> out;
+    for (const IValue& x : v.toListRef()) out.push_back(mark_dicts(x, e, depth + 1));
+    return out;
+  };
+  if (t.kind == K::Any && t.name != "Union" && t.elems.size() == 2 && v.isList()) {
+    std::vector<IValue> out;
+    const auto& xs = v.toListRef();
+    for (size_t i = 0; i < xs.size(); ++i) out.push_back(mark_dicts(xs[i], *t.elems[i % 2], depth + 1));
+    return IValue::dict(std::move(out));
+  }
+  if (t.kind == K::Optional) return mark_dicts(v, *t.elems.at(0), depth + 1);
+  if (t.kind == K::List && v.isList()) {
+    auto out = elems(*t.elems.at(0));
+    return IValue::list(std::move(out));
+  }
+  if (t.kind == K::Tuple && v.isTuple() && v.toListRef().size() == t.elems.size()) {
+    std::vector<IValue> out;
+    for (size_t i = 0; i < t.elems.size(); ++i) out.push_back(mark_dicts(v.toListRef()[i], *t.elems[i], depth + 1));
+    return IValue::tuple(std::move(out));
+  }
+  return v;
+}
+
+bool has_dict(const Type& t, int depth = 0) {
+  if (depth > kMaxDepth) return false;
+  if (t.kind == Type::Kind::Any && t.name != "Union" && t.elems.size() == 2) return true;
+  for (const auto& e : t.elems)
+    if (has_dict(*e, depth + 1)) return true;
+  return false;
+}
+
 // An Enum entry's place must exist in the method's types (its path steps through Lists, Optionals, Dicts and
 // Tuples) and hold values of its members' type (int, float or str; an Optional of one).
 void check_enum_site(Lexer& in, const std::string& name, const Method& method, const Method::EnumClass& e) {
@@ -957,6 +994,7 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
       a.value = read_ivalue(in, tensors, depth + 1, version >= 5);
       if (!fits_type(a.value, *a.type))
         in.fail(str("attribute ", a.name, " holds a ", a.value.tag_name(), ", not a value of its type ", a.type->str()));
+      a.value = mark_dicts(a.value, *a.type);
       m->attributes.push_back(std::move(a));
     }
   }
@@ -1111,6 +1149,10 @@ std::vector<IValue> Module::run_method(const std::string& name, std::vector<IVal
   for (const auto& [n, method] : methods)
     if (n == name) {
       bind_defaults(name, method, inputs);
+      const auto& params = method.graph->inputs();
+      size_t first = method.takes_self ? 1 : 0;
+      for (size_t i = 0; i < inputs.size() && first + i < params.size(); ++i)  // C++ gives dicts as plain lists
+        if (has_dict(*params[first + i]->type())) inputs[i] = mark_dicts(inputs[i], *params[first + i]->type());
       if (!method.takes_self) return run_graph(*method.graph, std::move(inputs));
       std::shared_ptr<Object> obj = object();
       inputs.insert(inputs.begin(), IValue(obj));
@@ -1168,7 +1210,7 @@ void Module::setattr(const std::string& path, IValue value) {
     if (a.name == name) {
       TL_CHECK_TYPE(fits_type(value, *a.type), "jit: attribute '", name, "' of ", m->type_name, " has type ",
                     a.type->str(), ", got a ", value.tag_name());
-      a.value = std::move(value);
+      a.value = mark_dicts(value, *a.type);  // (C++ gives dicts in their list form)
       return;
     }
   for (auto& [n, t] : m->buffers)

@@ -43,7 +43,7 @@ bool value_has_type(const IValue& v, std::string_view t) {
   if (t == "Any") return true;
   if (!t.empty() && t.back() == '?') return v.isNone() || value_has_type(v, t.substr(0, t.size() - 1));
   if (t.size() > 2 && t.substr(t.size() - 2) == "[]") {
-    if (!v.isList()) return false;
+    if (!v.isList() || v.isDict()) return false;
     for (const IValue& e : v.toListRef())
       if (!value_has_type(e, t.substr(0, t.size() - 2))) return false;
     return true;
@@ -53,9 +53,10 @@ bool value_has_type(const IValue& v, std::string_view t) {
       if (value_has_type(v, m)) return true;
     return false;
   }
-  if (starts_with(t, "Dict(") && t.back() == ')') {  // a dict runs as a list of alternating keys and values
+  if (starts_with(t, "Dict(") && t.back() == ')') {  // a dict runs as a list of alternating keys and values,
+    // marked as a dict where it is made (prim::DictConstruct, dict.copy(), a Python dict argument, a loaded attribute)
     auto kv = split_top(t.substr(5, t.size() - 6));
-    if (!v.isList() || kv.size() != 2 || v.toListRef().size() % 2) return false;
+    if (!v.isDict() || kv.size() != 2 || v.toListRef().size() % 2) return false;
     const auto& xs = v.toListRef();
     for (size_t i = 0; i < xs.size(); ++i)
       if (!value_has_type(xs[i], kv[i % 2])) return false;

@@ -4,9 +4,10 @@ format version 5), and Enum members, which run as their values (the archive name
 sits in an argument's or the return's type: aten/jit/Serialization.h, Method::EnumClass), at any depth of
 Lists, Dicts, Optionals and tuples, as torch.jit.load's module gives and takes them:
 
-- an argument holding dicts or members is checked against its type as torch checks it ("forward() Expected a
-  value of type 'Dict[str, List[Tensor]]' for argument 'd' but instead found type 'dict'."), then converted;
-  any Enum's member is taken for its value (as torch reads it);
+- an argument holding dicts, members or TorchScript class instances is checked against its type as torch checks
+  it ("forward() Expected a value of type 'Dict[str, List[Tensor]]' for argument 'd' but instead found type
+  'dict'."), then converted; any Enum's member is taken for its value (as torch reads it), an instance of a class
+  this process scripted becomes an Object holding its attributes, an Object of the class is passed as it is;
 - a result becomes dicts, members (the class when this process has it: _enum_archive.find_class; else torch's
   RuntimeError "Unknown reference to ScriptClass ..."), named tuples and TorchScript class instances
   (_named_tuple.converter's rules).
@@ -18,6 +19,8 @@ from __future__ import annotations
 import enum
 
 import torchlite as _tl
+from torchlite._C import _jit
+from torchlite.jit._dict_list import DictList, refuse_empty
 from torchlite.jit._enum_archive import find_class
 
 
@@ -116,9 +119,46 @@ def matches(v, node) -> bool:
     if k == "tuple":
         return isinstance(v, tuple) and len(v) == len(node[1]) and all(map(matches, v, node[1]))
     if k == "union":
-        return any(matches(v, m) for m in node[1])
+        return any(fits(v, m) for m in node[1])
+    if k == "obj":  # an instance of the class (this process scripted it), or the interpreter's Object of it
+        return _class_name_of(v) == node[1]
     check = _LEAF.get(node[1]) if k == "leaf" else None
     return check is None or check(v)
+
+
+# a Union's members are told apart exactly, as torch's: an int is not a float member, a bool not an int member
+_EXACT = {"Tensor": lambda v: isinstance(v, _tl.Tensor), "int": lambda v: type(v) is not bool and isinstance(v, int),
+          "float": lambda v: isinstance(v, float), "bool": lambda v: isinstance(v, bool),
+          "str": lambda v: isinstance(v, str), "NoneType": lambda v: v is None}
+
+
+def fits(v, node) -> bool:
+    """Whether a Python value is of a Union member's type (what the scripted module's _fits tests)."""
+    k = node[0]
+    if k == "leaf":
+        check = _EXACT.get(node[1])
+        return check is None or check(v)
+    if k == "list":
+        return isinstance(v, list) and all(fits(x, node[1]) for x in v)
+    if k == "dict":
+        return isinstance(v, dict) and all(fits(a, node[1]) and fits(b, node[2]) for a, b in v.items())
+    if k == "tuple":
+        return isinstance(v, tuple) and len(v) == len(node[1]) and all(map(fits, v, node[1]))
+    if k == "opt":
+        return v is None or fits(v, node[1])
+    if k == "union":
+        return any(fits(v, m) for m in node[1])
+    return matches(v, node)
+
+
+def _class_name_of(v):
+    """The TorchScript class name of a script class's instance or of an interpreter Object; None for others."""
+    if isinstance(v, _jit.Object):
+        return v.type_name
+    if type(v).__dict__.get("_torchlite_script_class", False):  # (classes.is_script_class)
+        from torchlite.jit._script.types import class_name
+        return class_name(type(v))
+    return None
 
 
 def to_graph(v, node):
@@ -132,7 +172,7 @@ def to_graph(v, node):
         return to_graph(v, node[1])
     if k == "dict":
         to_float = node[1] == ("leaf", "float")
-        flat = []
+        flat = DictList()  # (marked as a dict in the interpreter: _dict_list.py)
         # (an int key of a Dict[float, V] becomes a float, as torch converts it)
         for a, b in (v.items() if isinstance(v, dict) else ()):
             flat += [float(a) if to_float and type(a) is int else to_graph(a, node[1]), to_graph(b, node[2])]
@@ -142,10 +182,13 @@ def to_graph(v, node):
     if k == "tuple":
         return tuple(to_graph(x, e) for x, e in zip(v, node[1]))
     if k == "union":  # converted as the first member it fits, as a scripted module converts it
-        member = next((m for m in node[1] if matches(v, m)), None)
+        member = next((m for m in node[1] if fits(v, m)), None)
         return v if member is None else to_graph(v, member)
     if k == "leaf" and node[1] == "float" and type(v) is int:
         return float(v)
+    if k == "obj" and not isinstance(v, _jit.Object):  # a Python instance: an Object holding its attributes
+        from torchlite.jit._script import _object_in, classes
+        return _object_in(v, classes.object_type(type(v)))
     return v
 
 
@@ -171,11 +214,14 @@ def from_graph(v, node):
             from torchlite.jit._named_tuple import class_for
             return class_for(node[2], node[3])(*items)
         return tuple(items)
-    if k == "union":  # a member a graph value can only be: a dict (a list in the graph) where no list could be
+    if k == "union":  # a dict (a list marked as a dict, or any list where no list could be) is the Dict member
         dicts = [m for m in node[1] if m[0] == "dict"]
         lists = [m for m in node[1] if m[0] == "list"]
-        if isinstance(v, list) and dicts and not lists:
-            return from_graph(v, dicts[0])
+        if isinstance(v, list) and dicts and (isinstance(v, DictList) or not lists):
+            member = next((m for m in dicts if all(matches(v[i], m[1 + i % 2]) for i in range(len(v)))), dicts[0])
+            return from_graph(v, member)
+        if isinstance(v, list) and lists:
+            return from_graph(v, next((m for m in lists if all(matches(x, m[1]) for x in v)), lists[0]))
         tuples = [m for m in node[1] if m[0] == "tuple"]
         if isinstance(v, tuple) and len(tuples) == 1:
             return from_graph(v, tuples[0])
@@ -207,7 +253,7 @@ class Signature:
         if method.arg_names:  # a scripted method (traced graphs take flattened tensors)
             for i, v in enumerate(inputs):
                 t = tree(v.type(), enums.get(i, {}))
-                if _has(t, ("dict", "enum")):
+                if _has(t, ("dict", "enum", "obj", "union")):  # (objects: instances of the class converted)
                     args[i] = t
         outs = graph.outputs()
         ret = tree(outs[0].type(), enums.get(-1, {})) if len(outs) == 1 else None
@@ -219,6 +265,8 @@ class Signature:
 
     def _in(self, v, i):
         node = self.args[i]
+        if node[0] == "union":
+            refuse_empty(v)
         if not matches(v, node):
             found = "Tensor" if isinstance(v, _tl.Tensor) else type(v).__name__
             raise RuntimeError(f"{self.name}() Expected a value of type '{type_str(node)}' for argument "

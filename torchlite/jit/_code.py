@@ -114,18 +114,23 @@ def _type(value) -> str:
     return text.replace("(", "Tuple[").replace(")", "]")
 
 
-def graph_code(graph, name="forward") -> str:
-    """The graph as TorchScript-like Python source (see the module docstring)."""
+def graph_code(graph, name="forward", defaults=None) -> str:
+    """The graph as TorchScript-like Python source (see the module docstring). `defaults`: a saved method's
+    ((value,) or None per argument after self), written `k: int=2` as torch's code writes them."""
+    from torchlite.jit._script_method import default_str
     p = _Printer()
     inputs = graph.inputs()
     params = []
+    args = 0
     for v in inputs:
         if str(v.type()).startswith("__torch__"):
             p.names[v.unique()] = "self"
             p.used.add("self")
             params.append("self")
         else:
-            params.append(f"{p.name(v)}: {_type(v)}")
+            d = defaults[args] if defaults and args < len(defaults) else None
+            params.append(f"{p.name(v)}: {_type(v)}" + ("" if d is None else f"={default_str(d[0])}"))
+            args += 1
     outputs = graph.outputs()
     returns = ", ".join(_type(v) for v in outputs)  # a graph returns one value (a tuple is built in it)
     header = f"def {name}({(',' + chr(10) + '    ').join(params)})"

@@ -84,17 +84,32 @@ def freeze(mod, preserved_attrs=None, optimize_numerics=True):
                            "on your module before freezing.")
     preserved = set(preserved_attrs or ())
     source = mod.__dict__.get("_traced_from", mod)
-    graph = mod.graph.copy()
-    _passes.freeze_module_attributes(graph, source, preserved)
-    _passes.eliminate_dead_code(graph)
-    whole = mod._cpp_module()  # assigned attributes and the forward's argument names and defaults
-    tree = _pruned_tree(source, "", _kept_paths(graph, source), preserved, _attributes_by_path(whole))
-    forward = dict(whole.methods).get("forward")
-    tree.methods = [("forward", _jit.Method(graph, True, forward.arg_names, forward.defaults) if forward is not None
-                     else _jit.Method(graph, True))]
+    whole = mod._cpp_module()  # assigned attributes and the methods' argument names and defaults
+    saved = dict(whole.methods)
+    # forward, and the methods named in preserved_attrs (as torch keeps them; the others are dropped)
+    names = ["forward"] + sorted(n for n in preserved if n != "forward" and n in saved)
+    graphs, kept = {}, set()
+    for name in names:
+        graph = mod.graph.copy() if name == "forward" else saved[name].graph.copy()
+        _passes.freeze_module_attributes(graph, source, preserved)
+        _passes.eliminate_dead_code(graph)
+        graphs[name] = graph
+        kept |= _kept_paths(graph, source)
+    tree = _pruned_tree(source, "", kept, preserved, _attributes_by_path(whole))
+    methods = []
+    for name, graph in graphs.items():
+        m = saved.get(name)
+        methods.append((name, _jit.Method(graph, True, m.arg_names, m.defaults) if m is not None
+                        else _jit.Method(graph, True)))
+        if m is not None:
+            methods[-1][1].enums = m.enums
+    tree.methods = methods
+    tree.classes = whole.classes  # the TorchScript classes' methods (a loaded module's from its archive)
     frozen = RecursiveScriptModule(tree)
     frozen.__dict__["_frozen"] = True
     run_frozen_optimizations(frozen, optimize_numerics)
+    for name in names[1:]:
+        _optimize(frozen._methods[name].graph)
     return frozen
 
 

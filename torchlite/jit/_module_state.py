@@ -27,6 +27,13 @@ def setattr_targets(graph):
     return out
 
 
+def attribute_store(owner, name):
+    """The dict holding `owner`'s attribute `name`: its __dict__, or for a loaded module's attribute holding
+    TorchScript class instances, its `_jit_objects` (read through a conversion: _loaded_objects.py)."""
+    objects = owner.__dict__.get("_jit_objects")
+    return objects if objects and name in objects else owner.__dict__
+
+
 def _owner(root, path):
     m = root
     for p in path:
@@ -36,11 +43,12 @@ def _owner(root, path):
 
 class StateSync:
     """The attributes one compiled module's graphs read or assign. `attributes`: [(path, name, is_float)]
-    (held in the owner's __dict__); `graphs`: the compiled graphs, whose prim::SetAttr targets that are
-    buffers are read back too."""
+    (held in the owner's __dict__, or see attribute_store); `graphs`: the compiled graphs, whose prim::SetAttr
+    targets that are buffers are read back too."""
 
     def __init__(self, root, attributes, graphs):
-        self.attributes = [(_owner(root, path), path, name, is_float) for path, name, is_float in attributes]
+        self.attributes = [(attribute_store(_owner(root, path), name), path, name, is_float)
+                           for path, name, is_float in attributes]
         known = {(path, name) for path, name, _ in attributes}
         written = set()
         for g in graphs:
@@ -72,8 +80,8 @@ class StateSync:
     def push(self, obj):
         """Copies the attributes' Python values into the module object; returns the sub-objects found."""
         found = {}
-        for owner, path, name, is_float in self.attributes:
-            v = owner.__dict__[name]
+        for store, path, name, is_float in self.attributes:
+            v = store[name]
             if is_float and type(v) is int:
                 v = float(v)
             self._object_at(obj, path, found).setattr(name, v)
@@ -82,8 +90,8 @@ class StateSync:
     def pull(self, obj, found, slots=None):
         """Copies what the graph may have assigned back into the Python modules. `slots`: the cached
         object's (dicts, names, tensors) columns, updated for a replaced buffer so the cache stays valid."""
-        for owner, path, name, _ in self.attributes:
-            owner.__dict__[name] = self._object_at(obj, path, found).getattr(name)
+        for store, path, name, _ in self.attributes:
+            store[name] = self._object_at(obj, path, found).getattr(name)
         for owner, path, name, table in self.buffers:
             t = self._object_at(obj, path, found).getattr(name)
             if table.get(name) is t:

@@ -23,7 +23,8 @@ def _holds_objects(t) -> bool:
 
 def _type_of(m, name, v):
     """The static type of an attribute holding script-class instances: its class annotation when it has one
-    (`acc: Optional[Acc]`), else from the value (an instance; a list or tuple of instances of one class)."""
+    (`acc: Optional[Acc]`), else from the value (an instance; a list or tuple of instances of one class; a dict of
+    them, its keys of one type)."""
     from torchlite.jit._script import classes
     from torchlite.jit._script import types as T
     from torchlite.jit._script.attributes import _class_annotations
@@ -41,6 +42,13 @@ def _type_of(m, name, v):
             classes.is_script_class(type(v[0])):
         t = classes.object_type(type(v[0]))
         return T.List(t) if isinstance(v, list) else T.Tuple([t] * len(v))
+    if isinstance(v, dict) and v:  # {"a": Acc(1)}: keys of one dict key type, values instances of one class
+        keys, values = list(v), list(v.values())
+        key = T.of_value(keys[0])
+        if key is None or key.kind not in T.DICT_KEYS or any(T.of_value(k) != key for k in keys):
+            return None
+        if all(type(x) is type(values[0]) for x in values) and classes.is_script_class(type(values[0])):
+            return T.Dict(key, classes.object_type(type(values[0])))
     return None
 
 
@@ -117,6 +125,8 @@ def ir_type(t):
         return _jit.Type.optional(ir_type(t.elems[0]))
     if t.kind == "List":
         return _jit.Type.list(ir_type(t.elems[0]))
+    if t.kind == "Dict":
+        return _jit.Type.dict(ir_type(t.elems[0]), ir_type(t.elems[1]))
     if t.kind == "Tuple" and t.cls is None:
         return _jit.Type.tuple([ir_type(e) for e in t.elems])
     return T.ir_type(t)

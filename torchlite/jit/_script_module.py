@@ -70,7 +70,8 @@ def cpp_module(module, methods=(), attributes=None):
     m = _jit.Module(_module_type_name(module), module.training)
     own_attrs = module.__dict__.get("_jit_attributes")
     if own_attrs:
-        m.attributes = [(n, t, _attribute_value(module.__dict__[n], t)) for n, t in own_attrs.items()]
+        from torchlite.jit._module_state import attribute_store
+        m.attributes = [(n, t, _attribute_value(attribute_store(module, n)[n], t)) for n, t in own_attrs.items()]
     elif attributes is not None:
         from torchlite.jit._object_attributes import ir_type  # (T.ir_type; objects keep their class)
         m.attributes = [(n, ir_type(t), _attribute_value(module.__dict__[n], T.ir_type(t)))
@@ -150,8 +151,15 @@ class RecursiveScriptModule(ScriptModule):
         # Attributes compiled code reads and assigns (`self.count += 1`): plain attributes, with their types.
         attrs = cpp.attributes
         self.__dict__["_jit_attributes"] = {name: t for name, t, _ in attrs}
-        for name, _, value in attrs:
-            self.__dict__[name] = value
+        # those holding TorchScript class instances are kept as the interpreter's Objects, out of __dict__, so
+        # that reading one converts it (_loaded_objects.py)
+        from torchlite.jit import _loaded_objects
+        self.__dict__["_jit_objects"] = objects = {}
+        for name, t, value in attrs:
+            if _loaded_objects.holds_objects(t):
+                objects[name] = value
+            else:
+                self.__dict__[name] = value
         self.__dict__["_sync"] = None  # made at the first call (the whole tree is built by then)
         # TorchScript classes' methods the archive carries: callable on the objects Python gets (_script_object.py)
         self.__dict__["_jit_classes"] = list(cpp.classes)
@@ -214,7 +222,8 @@ class RecursiveScriptModule(ScriptModule):
     def code(self) -> str:
         from torchlite.jit._code import graph_code
 
-        return graph_code(self.graph)
+        forward = self._method("forward")
+        return graph_code(forward.graph, "forward", forward.defaults)
 
     def _object(self):
         """The module Object the graph's prim::GetAttr nodes read, rebuilt only when a parameter or
@@ -246,14 +255,23 @@ class RecursiveScriptModule(ScriptModule):
     def __getattr__(self, name):
         methods = self.__dict__.get("_methods")
         if methods and name != "forward" and name in methods:  # a scripted module's @export'ed methods
-            method = methods[name]
-            return lambda *args, **kwargs: self._run(method, args, kwargs, name)
+            from torchlite.jit._script_method import ScriptMethod
+            return ScriptMethod(self, name, methods[name])
+        objects = self.__dict__.get("_jit_objects")
+        if objects and name in objects:  # instances as Python gets them (a copy, as torch's)
+            from torchlite.jit import _loaded_objects
+            return _loaded_objects.to_python(self._jit_attributes[name], objects[name])
         return super().__getattr__(name)
 
     def __setattr__(self, name, value):
         attrs = self.__dict__.get("_jit_attributes")
         if attrs and name in attrs:  # an attribute compiled code reads: a plain attribute, as loaded
-            self.__dict__[name] = value
+            objects = self.__dict__["_jit_objects"]
+            if name in objects:
+                from torchlite.jit import _loaded_objects
+                objects[name] = _loaded_objects.from_python(name, attrs[name], value)
+            else:
+                self.__dict__[name] = value
             return
         super().__setattr__(name, value)
 

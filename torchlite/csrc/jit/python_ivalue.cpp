@@ -20,6 +20,13 @@ const py::detail::type_info* object_type_info() {
   static const py::detail::type_info* info = py::detail::get_type_info(typeid(tl::jit::Object));
   return info;
 }
+// torchlite.jit._dict_list.DictList: a dict in the interpreter's form (a list of alternating keys and values) that
+// stays marked as a dict on its way into and out of the interpreter (IValue::dict), so a Union's run-time type test
+// tells it from a list. Looked up once.
+PyObject* dict_list_type() {
+  static PyObject* type = py::object(py::module_::import("torchlite.jit._dict_list").attr("DictList")).release().ptr();
+  return type;
+}
 }  // namespace
 
 IValue to_ivalue(py::handle obj) {
@@ -43,7 +50,10 @@ IValue to_ivalue(py::handle obj) {
   if (PyList_Check(o) || PyTuple_Check(o)) {
     std::vector<IValue> elems;
     for (py::handle e : obj) elems.push_back(to_ivalue(e));
-    return PyList_Check(o) ? IValue::list(std::move(elems)) : IValue::tuple(std::move(elems));
+    if (PyTuple_Check(o)) return IValue::tuple(std::move(elems));
+    if (!PyList_CheckExact(o) && reinterpret_cast<PyObject*>(Py_TYPE(o)) == dict_list_type())
+      return IValue::dict(std::move(elems));
+    return IValue::list(std::move(elems));
   }
   throw TypeError(str("jit: cannot convert a Python ", Py_TYPE(o)->tp_name, " to a JIT value"));
 }
@@ -67,6 +77,7 @@ py::object to_py(const IValue& v) {
     case Tag::List: {
       py::list out;
       for (const IValue& e : v.toListRef()) out.append(to_py(e));
+      if (v.isDict()) return py::reinterpret_borrow<py::object>(dict_list_type())(out);
       return std::move(out);
     }
     case Tag::Tuple: {

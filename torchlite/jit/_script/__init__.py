@@ -17,6 +17,7 @@ from torchlite.jit._script.values import SV
 from torchlite.jit._module_state import StateSync, run_with_state
 from torchlite.jit._script.attributes import AttributeState, Recompile
 from torchlite.jit._script_module import FunctionArchive
+from torchlite.jit._dict_list import DictList, refuse_empty
 
 
 def ignore(drop=False, **kwargs):
@@ -166,7 +167,7 @@ def _to_input(value, t):
     if t.kind == "Enum" and isinstance(value, t.cls):
         return value.value
     if t.kind == "Dict" and isinstance(value, dict):
-        flat = []
+        flat = DictList()  # (marked as a dict in the interpreter: _dict_list.py)
         to_float = t.elems[0].kind == "float"
         for k, v in value.items():  # an int key of a Dict[float, V] becomes a float, as torch converts it
             flat += [float(k) if to_float and type(k) is int else k, _to_input(v, t.elems[1])]
@@ -185,13 +186,22 @@ def _to_input(value, t):
 def _from_output(value, t):
     if t is None or t.kind == "Tensor":
         return value
-    if t.kind == "Union":  # an object is its class's member; a dict (a list to the interpreter) the only Dict member
+    if t.kind == "Union":  # an object is its class's member; a dict (a list marked as a dict) a Dict member
         for m in t.elems:
             if m.kind == "Object" and isinstance(value, _jit.Object) and value.type_name == T.class_name(m.cls):
                 return _from_output(value, m)
         dicts = [m for m in t.elems if m.kind == "Dict"]
-        if isinstance(value, list) and len(dicts) == 1 and not any(m.kind == "List" for m in t.elems):
+        has_list = any(m.kind == "List" for m in t.elems)
+        if isinstance(value, list) and dicts and (isinstance(value, DictList) or not has_list):
+            for m in dicts:  # the member whose keys and values the items are
+                if all(_fits(value[i], m.elems[i % 2]) for i in range(len(value))):
+                    return _from_output(value, m)
             return _from_output(value, dicts[0])
+        lists = [m for m in t.elems if m.kind == "List"]
+        if isinstance(value, list) and lists:
+            for m in lists:
+                if all(_fits(v, m.elems[0]) for v in value):
+                    return _from_output(value, m)
         return value
     if t.kind == "Enum":
         return t.cls(value)
@@ -260,6 +270,8 @@ class _Signature:
         for i, name, t, ok in checks:
             v = values[i]
             if ok is None or t.kind in ("List", "Dict", "Tuple") and _converted(t):  # instances inside: converted
+                if t.kind == "Union":
+                    refuse_empty(v)
                 if not _matches(v, t):
                     found = "Tensor" if isinstance(v, _tl.Tensor) else type(v).__name__
                     raise RuntimeError(f"{qualname}() Expected a value of type '{_py_type_str(t)}' for argument "

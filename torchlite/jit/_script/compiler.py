@@ -25,7 +25,7 @@ from torchlite.jit._script import types as T
 from torchlite.jit._script.builtins import BUILTINS
 from torchlite.jit._script.library import default_type, forwarded, is_library, source_module
 from torchlite.jit._script.source_cache import source_context, structured_body
-from torchlite.jit._script.transform import LOOP_RETURN_INIT, always_exits, assigned_names
+from torchlite.jit._script.transform import LOOP_RETURN_INIT, WITH_ENTER, WITH_EXIT, always_exits, assigned_names
 from torchlite.jit._script.values import _NO, SV, const_sv
 
 _INT64_MAX = 2**63 - 1  # a while loop's trip count
@@ -55,6 +55,15 @@ _UNSUPPORTED_EXPR = {ast.Lambda: "Lambda",
 _EXC_NAMES = {ValueError: "builtins.ValueError", TypeError: "builtins.TypeError", RuntimeError: "builtins.RuntimeError",
               IndexError: "builtins.IndexError", KeyError: "builtins.KeyError", AssertionError: "builtins.AssertionError",
               NotImplementedError: "builtins.NotImplementedError", Exception: "builtins.Exception"}
+
+
+def _grad_modes():
+    return (_tl.no_grad, _tl.enable_grad, _tl.set_grad_enabled)
+
+
+def _intrinsic(e, name) -> bool:
+    """Whether e is a call of one of the transform's statements' names (`$with_enter(...)`)."""
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == name
 
 
 def ignored(fn):
@@ -305,7 +314,11 @@ class Compiler:
 
     def stmt(self, s, env, in_loop):
         self._stmt = s
-        if isinstance(s, ast.Assign):
+        if isinstance(s, ast.Assign) and _intrinsic(s.value, WITH_ENTER):  # (transform.flatten_withs)
+            env[s.targets[0].id] = self.with_enter(s.value.args[0], env)
+        elif isinstance(s, ast.Expr) and _intrinsic(s.value, WITH_EXIT):
+            self.with_exit(env[s.value.args[0].id], s)
+        elif isinstance(s, ast.Assign):
             rhs = self.expr(s.value, env)
             self._stmt = s  # (an inlined call in rhs compiled statements of its own)
             for target in s.targets:
@@ -335,8 +348,6 @@ class Compiler:
             env = self.for_stmt(s, env)
         elif isinstance(s, ast.While):
             env = self.while_stmt(s, env)
-        elif isinstance(s, ast.With):
-            env = self.with_stmt(s, env, in_loop)
         elif isinstance(s, ast.Try):  # as torch: UnsupportedNodeError on the keyword
             raise frontend.UnsupportedNodeError(self.ctx, _Range(s.lineno, s.col_offset, s.col_offset + 3),
                                                 msg="try blocks aren't supported")
@@ -345,17 +356,17 @@ class Compiler:
             raise self.unsupported(s, f"{what} aren't supported")
         return env
 
-    def with_stmt(self, s, env, in_loop):
-        """`with torchlite.no_grad():` (enable_grad(), set_grad_enabled(b)): prim::grad_enabled reads the mode,
-        prim::set_grad_enabled sets it before the body and restores it after (the Python call of a scripted
-        module restores it too when the body raises). Other context managers are not supported."""
-        if len(s.items) != 1 or s.items[0].optional_vars is not None:
-            raise self.unsupported(s, "with statements aren't supported (except `with torchlite.no_grad():`, "
-                                      "`enable_grad()`, `set_grad_enabled(b)`)")
-        ctx = s.items[0].context_expr
+    def with_enter(self, ctx, env):
+        """The enter of a `with` item (flattened by transform.flatten_withs): a static pair (context, what `as`
+        binds). `torchlite.no_grad()` / `enable_grad()` / `set_grad_enabled(b)`: prim::grad_enabled reads the mode
+        and prim::set_grad_enabled sets it (the pair holds the mode to restore; the Python call of a scripted
+        module restores it too when the body raises). An instance of a TorchScript class with `__enter__` and
+        `__exit__`: `__enter__()` is called (inlined), as torch, with torch's errors for other values."""
         func = self.expr(ctx.func, env) if isinstance(ctx, ast.Call) else None
         cls = func.const if func is not None and func.is_const else None
-        args = [self.expr(a, env) for a in ctx.args] if isinstance(ctx, ast.Call) else []
+        grad_modes = _grad_modes()
+        args = [self.expr(a, env) for a in ctx.args] if cls in grad_modes else []
+        mode = None
         if cls is _tl.no_grad and not args:
             mode = SV(T.BOOL, const=False)
         elif cls is _tl.enable_grad and not args:
@@ -363,19 +374,37 @@ class Compiler:
         elif cls is _tl.set_grad_enabled and len(args) == 1 and args[0].type is not None and \
                 args[0].type.kind == "bool":
             mode = args[0]
+        elif cls in grad_modes or (isinstance(cls, type) and not classes.is_script_class(cls)) or \
+                inspect.isbuiltin(cls):
+            raise self.unsupported(ctx, "with statements aren't supported (except `with torchlite.no_grad():`, "
+                                        "`enable_grad()`, `set_grad_enabled(b)` and TorchScript classes with "
+                                        "__enter__ and __exit__)")
+        if mode is not None:
+            prev = self.insert("prim::grad_enabled", [], [T.BOOL]).output()
+            self.insert("prim::set_grad_enabled", [self.value(mode, ctx)], [], n_out=0)
+            return SV(T.Tuple([T.BOOL, T.NONE]), items=[SV(T.BOOL, value=prev), SV(T.NONE, const=None)])
+        obj = self.expr(ctx, env)
+        if obj.type is None or obj.type.kind != "Object" or obj.type.cls is None:
+            raise self.error(ctx, "With item expression must return an object")
+        enter, exit_ = (obj.type.cls.__dict__.get(n) for n in ("__enter__", "__exit__"))
+        if not (inspect.isfunction(enter) and inspect.isfunction(exit_)):
+            raise self.error(ctx, "Object returned by with item expression does not define __enter__ and __exit__ "
+                                  "methods")
+        if len(inspect.signature(enter).parameters) != 1:
+            raise self.error(ctx, "__enter__ must have only one argument and one return value")
+        if len(inspect.signature(exit_).parameters) != 4:
+            raise self.error(ctx, "__exit__ must have four arguments")
+        got = self.call(self.getattr_object(obj, "__enter__", ctx), [], {}, ctx)
+        return SV(T.Tuple([obj.type, got.type or T.ANY]), items=[obj, got])
+
+    def with_exit(self, pair, node):
+        """The exit of a `with` item: the grad mode restored, or the object's `__exit__(None, None, None)` called."""
+        ctx = pair.items[0]
+        if ctx.type.kind == "Object":
+            none = SV(T.NONE, const=None)
+            self.call(self.getattr_object(ctx, "__exit__", node), [none, none, none], {}, node)
         else:
-            raise self.unsupported(s, "with statements aren't supported (except `with torchlite.no_grad():`, "
-                                      "`enable_grad()`, `set_grad_enabled(b)`)")
-        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
-            if isinstance(n, (ast.Return, ast.Break, ast.Continue)):
-                raise self.unsupported(n, "return, break and continue inside a with block")
-        prev = self.insert("prim::grad_enabled", [], [T.BOOL]).output()
-        self.insert("prim::set_grad_enabled", [self.value(mode, s)], [], n_out=0)
-        status = self.block(s.body, env, in_loop=in_loop)
-        if status[0] == "raise":
-            return env
-        self.insert("prim::set_grad_enabled", [prev], [], n_out=0)
-        return status[1]
+            self.insert("prim::set_grad_enabled", [self.value(ctx, node)], [], n_out=0)
 
     def _annotation(self, node):
         frame = self.frames[-1]

@@ -12,7 +12,7 @@ import ast
 import weakref
 
 from torchlite.jit import frontend
-from torchlite.jit._script.transform import always_exits, lift_loop_returns, structure
+from torchlite.jit._script.transform import always_exits, flatten_withs, lift_loop_returns, structure
 
 _contexts: dict = {}  # id(code) -> (weakref to the code, SourceContext)
 _bodies: dict = {}    # id(fdef) -> (weakref to the FunctionDef, structured statements)
@@ -37,13 +37,14 @@ def source_context(fn) -> frontend.SourceContext:
 
 
 def structured_body(fdef: ast.FunctionDef) -> list:
-    """fdef's statements in structured form (docstring dropped, a final `return None` added when the
-    body can fall off its end), computed once per parsed FunctionDef."""
+    """fdef's statements in structured form (docstring dropped, `with` blocks flattened, a final `return None`
+    added when the body can fall off its end), computed once per parsed FunctionDef."""
     def make():
         stmts = list(fdef.body)
         if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant) \
                 and isinstance(stmts[0].value.value, str):
             stmts = stmts[1:]  # the docstring
+        stmts = flatten_withs(stmts)
         if not always_exits(stmts):
             stmts.append(ast.copy_location(ast.Return(value=None), fdef))
         return structure(lift_loop_returns(stmts))

@@ -2,11 +2,14 @@
 block. After an `if` that exits in some branch, the statements that follow are moved into the
 branches that do not exit (shared by both when neither always exits: the compiler only reads the
 trees), so early returns become prim::If outputs and break/continue become a loop condition, as
-PyTorch's exit transform does."""
+PyTorch's exit transform does. Before that, `with` blocks are flattened (flatten_withs): the enter and
+exit become statements of the enclosing block, an exit placed before every return, raise, break and
+continue that leaves the block, so the structured form needs no rule of its own for them."""
 from __future__ import annotations
 
 import ast
 import copy
+import itertools
 
 _EXITS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
@@ -124,5 +127,83 @@ def lift_loop_returns(stmts, in_loop=False):
             exit_ = ast.Break() if in_loop else ast.Return(value=ast.Name(id="$ret", ctx=ast.Load()))
             out.append(_located(ast.If(test=ast.Name(id="$returned", ctx=ast.Load()), body=[exit_], orelse=[]), s))
             continue
+        out.append(s)
+    return out
+
+
+# ---- with blocks -----------------------------------------------------------------------------------------------
+_with_ids = itertools.count()
+WITH_ENTER, WITH_EXIT = "$with_enter", "$with_exit"  # what the compiler reads (Compiler.with_enter / with_exit)
+
+
+def _at(node, like):
+    """node located at `like` (the new node alone: the user's expressions inside it keep their places)."""
+    ast.copy_location(node, like)
+    node.end_lineno, node.end_col_offset = like.end_lineno, like.end_col_offset
+    return node
+
+
+def _name(name, like, store=False):
+    return _at(ast.Name(id=name, ctx=ast.Store() if store else ast.Load()), like)
+
+
+def _call(name, arg, like):
+    return _at(ast.Call(func=_name(name, like), args=[arg], keywords=[]), like)
+
+
+def _exit_stmt(name, like):
+    return _at(ast.Expr(value=_call(WITH_EXIT, _name(name, like), like)), like)
+
+
+def _with_exits(stmts, name, loops=False):
+    """stmts with the exit of context `name` before every statement leaving its block: a return (its value
+    computed first, as Python), a raise, and a break or continue not inside a loop of the block (`loops`)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.Return):
+            if s.value is None:
+                out += [_exit_stmt(name, s), s]
+            else:
+                keep = f"{name}.ret"
+                out += [_at(ast.Assign(targets=[_name(keep, s, store=True)], value=s.value), s),
+                        _exit_stmt(name, s),
+                        _at(ast.Return(value=_name(keep, s)), s)]
+            continue
+        if isinstance(s, ast.Raise) or (isinstance(s, (ast.Break, ast.Continue)) and not loops):
+            out += [_exit_stmt(name, s), s]
+            continue
+        if isinstance(s, ast.If):
+            s = copy.copy(s)
+            s.body, s.orelse = _with_exits(s.body, name, loops), _with_exits(s.orelse, name, loops)
+        elif isinstance(s, (ast.For, ast.While)):  # its returns and raises leave the block, its breaks do not
+            s = copy.copy(s)
+            s.body, s.orelse = _with_exits(s.body, name, True), _with_exits(s.orelse, name, loops)
+        out.append(s)
+    return out
+
+
+def flatten_withs(stmts):
+    """`with A as a, B: body` -> `$w0 = $with_enter(A); a = $w0[1]; $w1 = $with_enter(B); body; $with_exit($w1);
+    $with_exit($w0)`, exits before each way out of body (inner blocks first, so their exits come first)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.With):
+            body = flatten_withs(s.body)
+            for item in reversed(s.items):
+                name = f"$with{next(_with_ids)}"
+                body = _with_exits(body, name)
+                ctx = item.context_expr
+                pre = [_at(ast.Assign(targets=[_name(name, ctx, store=True)], value=_call(WITH_ENTER, ctx, ctx)), ctx)]
+                if item.optional_vars is not None:  # bound to what __enter__ returned
+                    target = item.optional_vars
+                    value = _at(ast.Subscript(value=_name(name, target), slice=_at(ast.Constant(value=1), target),
+                                              ctx=ast.Load()), target)
+                    pre.append(_at(ast.Assign(targets=[target], value=value), target))
+                body = pre + body + [_exit_stmt(name, s)]
+            out += body
+            continue
+        if isinstance(s, (ast.If, ast.For, ast.While)):
+            s = copy.copy(s)
+            s.body, s.orelse = flatten_withs(s.body), flatten_withs(s.orelse)
         out.append(s)
     return out

@@ -209,7 +209,7 @@ def ir_type(t: T):
         return _jit.Type.parse("ScalarType")
     if k == "Device":
         return _jit.Type.parse("Device")
-    if k == "Optional" and t.elems[0].kind == "Dict":
+    if k == "Optional" and t.elems[0].kind in ("Dict", "Object"):  # (Dict(str, int)?, __torch__.Acc?)
         return _jit.Type.optional(ir_type(t.elems[0]))
     if k == "Union":  # printed Union(Tensor, int); Any to the interpreter and archives
         return _jit.Type.union([_jit.Type.none() if e.kind == "None" else ir_type(e) for e in t.elems])
