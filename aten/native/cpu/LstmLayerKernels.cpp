@@ -130,10 +130,9 @@ void layer_forward(const T* xg, const T* h0, const T* c0, const T* w, T* out, T*
     for (int64_t s = 0; s < T_; ++s) {
       const int64_t t = reverse ? T_ - 1 - s : s, p = prev_step(s, t, reverse);
       T* g = gates + (t * N + r0) * G;
-      std::copy(xg + (t * N + r0) * G, xg + (t * N + r1) * G, g);
       const T* hp = p < 0 ? h0 + r0 * H : out + (p * N + r0) * H;
       const T* cp = p < 0 ? c0 + r0 * H : cells + (p * N + r0) * H;
-      panel_gemm(n, G, H, hp, H, wt.data(), true, g, G);  // g += h_prev @ w_hh^T
+      panel_gemm(n, G, H, hp, H, wt.data(), xg + (t * N + r0) * G, G, g, G);  // g = x_t gates + h_prev @ w_hh^T
       T* c = cells + (t * N + r0) * H;
       T* h = out + (t * N + r0) * H;
       for (int64_t r = 0; r < n; ++r) {
@@ -194,7 +193,7 @@ void layer_backward_steps(const T* gout, const T* gcells, const T* h0, const T* 
           dcn[j] = dc * f;
         }
       }
-      panel_gemm(n, H, G, dg, G, wp.data(), false, dh_next.data(), H);  // dh = dgates @ w_hh
+      panel_gemm(n, H, G, dg, G, wp.data(), nullptr, 0, dh_next.data(), H);  // dh = dgates @ w_hh
     }
     if (dh0) std::copy(dh_next.begin(), dh_next.end(), dh0 + r0 * H);
     if (dc0) std::copy(dc_next.begin(), dc_next.end(), dc0 + r0 * H);

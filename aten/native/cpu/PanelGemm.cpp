@@ -30,8 +30,8 @@ constexpr int kMaxRows = 6;
 
 // C rows [0, R) x panel columns [0, w) (w <= the panel width; narrower only in the last panel).
 template <typename T, int R>
-TL_ALWAYS_INLINE void block(int64_t k, const T* a, int64_t lda, const T* panel, bool accumulate, T* c, int64_t ldc,
-                            int64_t w) {
+TL_ALWAYS_INLINE void block(int64_t k, const T* a, int64_t lda, const T* panel, const T* init, int64_t ldi, T* c,
+                            int64_t ldc, int64_t w) {
   using V = typename Vec32<T>::type;
   constexpr int64_t L = 32 / sizeof(T), W = 2 * L;
   V s0[R], s1[R];
@@ -39,14 +39,14 @@ TL_ALWAYS_INLINE void block(int64_t k, const T* a, int64_t lda, const T* panel, 
   for (int r = 0; r < R; ++r) {
     s0[r] = V{};
     s1[r] = V{};
-    if (!accumulate) continue;
+    if (!init) continue;
     if (w == W) {
-      std::memcpy(&s0[r], c + r * ldc, sizeof(V));
-      std::memcpy(&s1[r], c + r * ldc + L, sizeof(V));
+      std::memcpy(&s0[r], init + r * ldi, sizeof(V));
+      std::memcpy(&s1[r], init + r * ldi + L, sizeof(V));
     } else {
       for (int64_t j = 0; j < w; ++j) {
-        if (j < L) s0[r][j] = c[r * ldc + j];
-        else s1[r][j - L] = c[r * ldc + j];
+        if (j < L) s0[r][j] = init[r * ldi + j];
+        else s1[r][j - L] = init[r * ldi + j];
       }
     }
   }
@@ -74,7 +74,7 @@ TL_ALWAYS_INLINE void block(int64_t k, const T* a, int64_t lda, const T* panel, 
 
 template <typename T>
 TL_ALWAYS_INLINE void gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* packed_b,
-                           bool accumulate, T* c, int64_t ldc) {
+                           const T* init, int64_t ldi, T* c, int64_t ldc) {
   constexpr int64_t W = 64 / sizeof(T);
   // Panel by panel: a panel (k x 64 bytes, 16 KB for k = 256) stays in L1 while every row block reads it.
   for (int64_t j0 = 0; j0 < n; j0 += W) {
@@ -86,14 +86,15 @@ TL_ALWAYS_INLINE void gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t 
     for (int64_t b = 0, i = 0; b < blocks; ++b) {
       const int64_t rows = (m - i) / (blocks - b);
       const T* ai = a + i * lda;
+      const T* ii = init ? init + i * ldi + j0 : nullptr;
       T* ci = c + i * ldc + j0;
       switch (rows) {
-        case 6: block<T, 6>(k, ai, lda, panel, accumulate, ci, ldc, w); break;
-        case 5: block<T, 5>(k, ai, lda, panel, accumulate, ci, ldc, w); break;
-        case 4: block<T, 4>(k, ai, lda, panel, accumulate, ci, ldc, w); break;
-        case 3: block<T, 3>(k, ai, lda, panel, accumulate, ci, ldc, w); break;
-        case 2: block<T, 2>(k, ai, lda, panel, accumulate, ci, ldc, w); break;
-        default: block<T, 1>(k, ai, lda, panel, accumulate, ci, ldc, w); break;
+        case 6: block<T, 6>(k, ai, lda, panel, ii, ldi, ci, ldc, w); break;
+        case 5: block<T, 5>(k, ai, lda, panel, ii, ldi, ci, ldc, w); break;
+        case 4: block<T, 4>(k, ai, lda, panel, ii, ldi, ci, ldc, w); break;
+        case 3: block<T, 3>(k, ai, lda, panel, ii, ldi, ci, ldc, w); break;
+        case 2: block<T, 2>(k, ai, lda, panel, ii, ldi, ci, ldc, w); break;
+        default: block<T, 1>(k, ai, lda, panel, ii, ldi, ci, ldc, w); break;
       }
       i += rows;
     }
@@ -101,23 +102,23 @@ TL_ALWAYS_INLINE void gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t 
 }
 
 TL_TARGET_CLONES void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
-                               bool accumulate, float* c, int64_t ldc) {
-  gemm<float>(m, n, k, a, lda, packed_b, accumulate, c, ldc);
+                               const float* init, int64_t ldi, float* c, int64_t ldc) {
+  gemm<float>(m, n, k, a, lda, packed_b, init, ldi, c, ldc);
 }
 TL_TARGET_CLONES void gemm_f64(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* packed_b,
-                               bool accumulate, double* c, int64_t ldc) {
-  gemm<double>(m, n, k, a, lda, packed_b, accumulate, c, ldc);
+                               const double* init, int64_t ldi, double* c, int64_t ldc) {
+  gemm<double>(m, n, k, a, lda, packed_b, init, ldi, c, ldc);
 }
 
 }  // namespace
 
-void panel_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b, bool accumulate,
-                float* c, int64_t ldc) {
-  gemm_f32(m, n, k, a, lda, packed_b, accumulate, c, ldc);
+void panel_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b, const float* init,
+                int64_t ldi, float* c, int64_t ldc) {
+  gemm_f32(m, n, k, a, lda, packed_b, init, ldi, c, ldc);
 }
-void panel_gemm(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* packed_b, bool accumulate,
-                double* c, int64_t ldc) {
-  gemm_f64(m, n, k, a, lda, packed_b, accumulate, c, ldc);
+void panel_gemm(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* packed_b,
+                const double* init, int64_t ldi, double* c, int64_t ldc) {
+  gemm_f64(m, n, k, a, lda, packed_b, init, ldi, c, ldc);
 }
 
 }  // namespace tl::native

@@ -38,11 +38,12 @@ void pack_panels(int64_t k, int64_t n, const T* b, int64_t row_stride, int64_t c
       for (int64_t c = 0; c < W; ++c) *out++ = j0 + c < n ? b[p * row_stride + (j0 + c) * col_stride] : T(0);
 }
 
-// C[m x n] = A[m x k] @ B (accumulate: C += A @ B), B packed by pack_panels(k, n, ...). lda and ldc
-// are row strides. Runs on the calling thread.
-void panel_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b, bool accumulate,
-                float* c, int64_t ldc);
-void panel_gemm(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* packed_b, bool accumulate,
-                double* c, int64_t ldc);
+// C[m x n] = init + A[m x k] @ B, B packed by pack_panels(k, n, ...); init (m x n, row stride ldi) may be
+// C itself (C += A @ B) or null (C = A @ B). Each sum starts from init's element and adds the k terms in
+// order. lda and ldc are row strides. Runs on the calling thread.
+void panel_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b, const float* init,
+                int64_t ldi, float* c, int64_t ldc);
+void panel_gemm(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* packed_b,
+                const double* init, int64_t ldi, double* c, int64_t ldc);
 
 }  // namespace tl::native
