@@ -7,8 +7,8 @@
 // which read the operands in place (measured on the build machine's Zen 4, one thread: a 16-row LSTM
 // step as eight 16 x 128 x 256 pieces took 78-86 us against 137 us as one call). Pieces much smaller
 // than that fell back to the packing path again (16 x 32 x 256: 181 us), so the cut aims at the size,
-// not at "as small as possible". Other builds (OpenBLAS's Haswell/Zen kernels on AVX2) have no
-// small-matrix kernels: there the pieces cost about what one call does. The LSTM's step products moved
+// not at "as small as possible". OpenBLAS's AVX2 build (Haswell/Zen kernels) has no small-matrix
+// kernels and packs both operands of every piece. The LSTM's step products moved
 // to PanelGemm.h (the weight packed once per layer call), which does not depend on the BLAS build.
 #pragma once
 #include <algorithm>
