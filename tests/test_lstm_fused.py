@@ -53,7 +53,7 @@ TOL = {np.float32: (2e-4, 2e-5), np.float64: (1e-10, 1e-12)}
     (6, 2, 5, 3, 2, True, True, False),        # reverse directions, stacked
     (4, 3, 6, 4, 2, False, False, True),       # no biases, batch_first
     (8, 37, 16, 64, 1, True, True, False),     # rows split across threads
-    (3, 20, 8, 200, 1, True, True, False),     # step products cut into pieces with remainders (SkinnyGemm.h)
+    (3, 20, 8, 200, 1, True, True, False),     # partial panels of the step products (PanelGemm.h)
 ])
 def test_lstm_fused_matches_torch(dtype, T, N, I, H, layers, bidirectional, bias, batch_first):
     rng = np.random.default_rng(0)

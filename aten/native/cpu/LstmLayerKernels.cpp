@@ -25,7 +25,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/cpu/ExpFloatLanes.h"
 #include "aten/native/cpu/GemmOrLoop.h"
-#include "aten/native/cpu/SkinnyGemm.h"
+#include "aten/native/cpu/PanelGemm.h"
 #include "aten/native/cpu/VecMathHyperbolic.h"
 #include "aten/native/cpu/VecMathLoops.h"
 #include "generated/ops/_lstm_layer.h"
@@ -121,20 +121,18 @@ template <typename T>
 void layer_forward(const T* xg, const T* h0, const T* c0, const T* w, T* out, T* cells, T* gates, const LayerShape& sh,
                    bool reverse) {
   const int64_t T_ = sh.T, N = sh.N, H = sh.H, G = 4 * H;
-  // w_hh^T (H x 4H) once: the steps' products read it untransposed, in pieces (SkinnyGemm.h).
-  std::vector<T> wt(static_cast<size_t>(H * G));
-  for (int64_t r = 0; r < G; ++r)
-    for (int64_t j = 0; j < H; ++j) wt[static_cast<size_t>(j * G + r)] = w[r * H + j];
+  // w_hh^T (H x 4H) packed once (PanelGemm.h): every step of every thread reads the same panels.
+  std::vector<T> wt(static_cast<size_t>(panel_packed_size<T>(H, G)));
+  pack_panels<T>(H, G, w, 1, H, wt.data());
   parallel_for(0, N, row_grain(sh), [&](int64_t r0, int64_t r1) {
     const int64_t n = r1 - r0;
     std::vector<T> tc(static_cast<size_t>(H));
     for (int64_t s = 0; s < T_; ++s) {
       const int64_t t = reverse ? T_ - 1 - s : s, p = prev_step(s, t, reverse);
       T* g = gates + (t * N + r0) * G;
-      std::copy(xg + (t * N + r0) * G, xg + (t * N + r1) * G, g);
       const T* hp = p < 0 ? h0 + r0 * H : out + (p * N + r0) * H;
       const T* cp = p < 0 ? c0 + r0 * H : cells + (p * N + r0) * H;
-      skinny_gemm<T>(n, G, H, hp, H, wt.data(), G, true, g, G);  // g += h_prev @ w_hh^T
+      panel_gemm(n, G, H, hp, H, wt.data(), xg + (t * N + r0) * G, G, g, G);  // g = x_t gates + h_prev @ w_hh^T
       T* c = cells + (t * N + r0) * H;
       T* h = out + (t * N + r0) * H;
       for (int64_t r = 0; r < n; ++r) {
@@ -161,6 +159,8 @@ void layer_backward_steps(const T* gout, const T* gcells, const T* h0, const T* 
                           const T* gates, T* dgates, T* dh0, T* dc0, const LayerShape& sh, bool reverse) {
   (void)h0;
   const int64_t T_ = sh.T, N = sh.N, H = sh.H, G = 4 * H;
+  std::vector<T> wp(static_cast<size_t>(panel_packed_size<T>(G, H)));  // w_hh (4H x H) packed once
+  pack_panels<T>(G, H, w, H, 1, wp.data());
   parallel_for(0, N, row_grain(sh), [&](int64_t r0, int64_t r1) {
     const int64_t n = r1 - r0;
     std::vector<T> dh_next(static_cast<size_t>(n * H), T(0)), dc_next(static_cast<size_t>(n * H), T(0));
@@ -193,7 +193,7 @@ void layer_backward_steps(const T* gout, const T* gcells, const T* h0, const T* 
           dcn[j] = dc * f;
         }
       }
-      skinny_gemm<T>(n, H, G, dg, G, w, H, false, dh_next.data(), H);  // dh = dgates @ w_hh
+      panel_gemm(n, H, G, dg, G, wp.data(), nullptr, 0, dh_next.data(), H);  // dh = dgates @ w_hh
     }
     if (dh0) std::copy(dh_next.begin(), dh_next.end(), dh0 + r0 * H);
     if (dc0) std::copy(dc_next.begin(), dc_next.end(), dc0 + r0 * H);
