@@ -127,6 +127,41 @@ TL_ALWAYS_INLINE void with_weight_decay(int kind, F&& f) {
   else f(std::integral_constant<int, kNoDecay>{});
 }
 
+// Weight decay as a run-time choice (FusedOptimizerAdaptiveKernels.cpp): the decayed value is computed and
+// selected by a loop-invariant flag, which GCC if-converts into a blend, so the loop still vectorizes and
+// gives the templated `if constexpr (kWd == ...)` version's values exactly, from one instantiation.
+template <typename T>
+struct Decay {
+  T wd, decay;  // L2: grad + wd * param; decoupled: param * decay
+  bool l2_on, decoupled_on;
+  Decay(int kind, double weight_decay, double decay_factor)
+      : wd(T(weight_decay)), decay(T(decay_factor)), l2_on(kind == kL2), decoupled_on(kind == kDecoupled) {}
+  template <typename scalar_t>
+  TL_ALWAYS_INLINE T l2(T grad, T param) const {
+    const T decayed = as_stored<scalar_t>(grad + wd * param);
+    return l2_on ? decayed : grad;
+  }
+  template <typename scalar_t>
+  TL_ALWAYS_INLINE T decoupled(T param) const {
+    const T decayed = as_stored<scalar_t>(param * decay);
+    return decoupled_on ? decayed : param;
+  }
+};
+
+// lerp<kLow> with the formula chosen at run time, bit for bit: both formulas are base + diff * c, with
+// (self, w) for |w| < 0.5 and (end, w - 1) otherwise, since end - diff * (1 - w) == end + diff * (w - 1)
+// exactly (rounding is symmetric in sign; with or without FMA contraction). Only the base is selected.
+template <typename T>
+struct RtLerp {
+  T c;
+  bool low;
+  explicit RtLerp(T w) : c(lerp_low(w) ? w : w - T(1)), low(lerp_low(w)) {}
+  TL_ALWAYS_INLINE T operator()(T self, T end) const {
+    const T diff = end - self;
+    return (low ? self : end) + diff * c;
+  }
+};
+
 // Calls f with b as std::true_type / std::false_type.
 template <typename F>
 TL_ALWAYS_INLINE void with_bool(bool b, F&& f) {
