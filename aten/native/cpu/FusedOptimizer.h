@@ -5,6 +5,8 @@
 #pragma once
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <type_traits>
 
@@ -127,24 +129,45 @@ TL_ALWAYS_INLINE void with_weight_decay(int kind, F&& f) {
   else f(std::integral_constant<int, kNoDecay>{});
 }
 
-// Weight decay as a run-time choice (FusedOptimizerAdaptiveKernels.cpp): the decayed value is computed and
-// selected by a loop-invariant flag, which GCC if-converts into a blend, so the loop still vectorizes and
-// gives the templated `if constexpr (kWd == ...)` version's values exactly, from one instantiation.
+// Run-time choices inside the loops (FusedOptimizerAdaptiveKernels.cpp): both values are computed and one
+// is taken by a loop-invariant all-ones/zero bit mask. GCC 12 at -O2 keeps a `flag ? a : b` on a
+// loop-invariant flag as a branch ("control flow in loop": no vectorization), the bit select is three
+// vector logic ops; the selected value is exactly the templated `if constexpr` version's.
+template <typename T>
+using bits_t = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+
+template <typename T>
+constexpr bits_t<T> mask_of(bool b) {
+  return b ? ~bits_t<T>(0) : bits_t<T>(0);
+}
+
+// a where mask is all ones, b where it is zero.
+template <typename T>
+TL_ALWAYS_INLINE T select_bits(bits_t<T> mask, T a, T b) {
+  bits_t<T> ua, ub;
+  std::memcpy(&ua, &a, sizeof a);
+  std::memcpy(&ub, &b, sizeof b);
+  const bits_t<T> r = (ua & mask) | (ub & ~mask);
+  T out;
+  std::memcpy(&out, &r, sizeof out);
+  return out;
+}
+
+// Weight decay as a run-time choice: L2 (grad + wd * param) or decoupled (param * decay) or none.
 template <typename T>
 struct Decay {
-  T wd, decay;  // L2: grad + wd * param; decoupled: param * decay
-  bool l2_on, decoupled_on;
+  T wd, decay;
+  bits_t<T> l2_on, decoupled_on;
   Decay(int kind, double weight_decay, double decay_factor)
-      : wd(T(weight_decay)), decay(T(decay_factor)), l2_on(kind == kL2), decoupled_on(kind == kDecoupled) {}
+      : wd(T(weight_decay)), decay(T(decay_factor)), l2_on(mask_of<T>(kind == kL2)),
+        decoupled_on(mask_of<T>(kind == kDecoupled)) {}
   template <typename scalar_t>
   TL_ALWAYS_INLINE T l2(T grad, T param) const {
-    const T decayed = as_stored<scalar_t>(grad + wd * param);
-    return l2_on ? decayed : grad;
+    return select_bits(l2_on, as_stored<scalar_t>(grad + wd * param), grad);
   }
   template <typename scalar_t>
   TL_ALWAYS_INLINE T decoupled(T param) const {
-    const T decayed = as_stored<scalar_t>(param * decay);
-    return decoupled_on ? decayed : param;
+    return select_bits(decoupled_on, as_stored<scalar_t>(param * decay), param);
   }
 };
 
@@ -154,11 +177,11 @@ struct Decay {
 template <typename T>
 struct RtLerp {
   T c;
-  bool low;
-  explicit RtLerp(T w) : c(lerp_low(w) ? w : w - T(1)), low(lerp_low(w)) {}
+  bits_t<T> low;
+  explicit RtLerp(T w) : c(lerp_low(w) ? w : w - T(1)), low(mask_of<T>(lerp_low(w))) {}
   TL_ALWAYS_INLINE T operator()(T self, T end) const {
     const T diff = end - self;
-    return (low ? self : end) + diff * c;
+    return select_bits(low, self, end) + diff * c;
   }
 };
 

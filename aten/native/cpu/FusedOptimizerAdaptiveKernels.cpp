@@ -11,9 +11,8 @@
 //
 // Compile time: only the choices that change which arrays a loop touches (RMSprop's centered and momentum
 // buffers) are template parameters. Weight decay, lerp's formula, RAdam's rectification and ASGD's
-// averaging are run-time flags in the scalars, applied as selects (`Decay`, `RtLerp` in FusedOptimizer.h):
-// loop-invariant, if-converted into blends, the loops still vectorize, and the selected value is exactly
-// the templated version's. This file went from 57 loop instances per dtype (x3 ISA clones) to 10.
+// averaging are run-time flags in the scalars, applied as bit selects (`select_bits`, `Decay`, `RtLerp` in
+// FusedOptimizer.h): the loops still vectorize, and the selected value is exactly the templated version's. This file went from 57 loop instances per dtype (x3 ISA clones) to 10.
 #include <algorithm>
 #include <cmath>
 
@@ -197,7 +196,7 @@ struct RadamScalars {
   Decay<T> wd;
   RtLerp<T> lerp;
   T b2, w2, bc1, lr, bc2_sqrt, eps, rect, sign;
-  bool rectify;
+  bits_t<T> rectify;
 };
 
 // ptrs: param, grad, exp_avg, exp_avg_sq. rectify: the variance is tractable (rho_t > 5), the adaptive
@@ -224,7 +223,7 @@ TL_ALWAYS_INLINE void radam_loop(int64_t n, scalar_t* const* ptrs, const void* r
     const T root = as_stored<scalar_t>(as_stored<scalar_t>(std::sqrt(sq)) + s.eps);
     const T adaptive = as_stored<scalar_t>(s.bc2_sqrt / root);
     const T rectified = as_stored<scalar_t>(as_stored<scalar_t>(update * adaptive) * s.rect);
-    update = s.rectify ? rectified : update;
+    update = select_bits(s.rectify, rectified, update);
     p[d] = from_opmath<scalar_t>(param + T(-1) * update);
   }
 }
@@ -283,7 +282,7 @@ template <typename T>
 struct AsgdScalars {
   Decay<T> wd;
   T decay, neg_eta, mu, sign;
-  bool average;
+  bits_t<T> average;
 };
 
 // ptrs: param, grad, ax. average: mu != 1 (the running average has started), else ax copies the param.
@@ -303,7 +302,7 @@ TL_ALWAYS_INLINE void asgd_loop(int64_t n, scalar_t* const* ptrs, const void* ra
     p[d] = from_opmath<scalar_t>(param);
     const T avg = to_opmath(ax[d]);
     const T averaged = avg + as_stored<scalar_t>(as_stored<scalar_t>(param - avg) * s.mu);
-    ax[d] = from_opmath<scalar_t>(s.average ? averaged : param);
+    ax[d] = from_opmath<scalar_t>(select_bits(s.average, averaged, param));
   }
 }
 
@@ -359,7 +358,7 @@ void fused_asgd_kernel(TensorList self, TensorList grad_list, TensorList axs, Te
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
       const AsgdScalars<T> s{Decay<T>(wd_kind, weight_decay, 1.0), T(1 - lambd * eta), T(-eta), T(mu),
-                             sign_of<T>(maximize), mu != 1};
+                             sign_of<T>(maximize), mask_of<T>(mu != 1)};
       for_each_element<scalar_t, 3>({self[i], grad_list[i], axs[i]}, [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
         run_loop<scalar_t>(e - b, at.data(), &s, asgd_clones<scalar_t>, asgd_loop<scalar_t>);
@@ -516,7 +515,7 @@ void fused_radam_kernel(TensorList self, TensorList grad_list, TensorList exp_av
       const T w1 = T(1 - beta1);
       const RadamScalars<T> s{Decay<T>(wd_kind, weight_decay, 1 - lr * weight_decay), RtLerp<T>(w1), T(beta2),
                               T(1 - beta2), T(bias_correction1), T(lr), T(std::sqrt(bias_correction2)), T(eps),
-                              T(rect), sign_of<T>(maximize), rectify};
+                              T(rect), sign_of<T>(maximize), mask_of<T>(rectify)};
       for_each_element<scalar_t, 4>({self[i], grad_list[i], exp_avgs[i], exp_avg_sqs[i]},
                                     [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
