@@ -1,4 +1,4 @@
-"""The adaptive fused optimizer steps (FusedOptimizerAdaptiveKernels.cpp) in their flag variants, one thread,
+"""The fused optimizer steps (FusedOptimizerAdaptiveKernels.cpp, FusedOptimizerKernels.cpp) in their flag variants, one thread,
 CPU time, torchlite beside PyTorch in one run; optionally saves the parameters after the steps so two builds
 can be compared bit for bit.
 
@@ -33,6 +33,13 @@ CASES = {
     "RAdam wd": ("RAdam", dict(weight_decay=1e-2)),
     "ASGD": ("ASGD", dict(t0=0)),
     "ASGD wd": ("ASGD", dict(weight_decay=1e-2)),
+    # FusedOptimizerKernels.cpp
+    "SGD momentum wd": ("SGD", dict(lr=0.01, momentum=0.9, weight_decay=1e-4)),
+    "SGD nesterov": ("SGD", dict(lr=0.01, momentum=0.9, nesterov=True)),
+    "Adam": ("Adam", dict(lr=1e-3)),
+    "Adam wd amsgrad": ("Adam", dict(lr=1e-3, weight_decay=1e-2, amsgrad=True)),
+    "AdamW beta1=0.3": ("AdamW", dict(lr=1e-3, weight_decay=1e-2, betas=(0.3, 0.999))),
+    "Adagrad wd": ("Adagrad", dict(lr=0.01, weight_decay=1e-2)),
 }
 
 
