@@ -87,19 +87,14 @@ TL_ALWAYS_INLINE T as_stored(T x) {
   else return x;
 }
 
-// Choices on a loop-invariant flag (lerp's formula, SGD's first step, Nesterov) are template parameters of
-// the loops: a select on a runtime flag inside the loop stays a branch, and a branch keeps the loop scalar.
+// Choices on a loop-invariant flag: those that change which arrays a loop reads (SGD's momentum and first
+// step, Adam's amsgrad, RMSprop's centered/momentum buffers) are template parameters of the loops; the
+// others (weight decay, lerp's formula, Nesterov, RAdam's rectification, ASGD's averaging) are bit selects
+// on run-time masks (select_bits below): a `flag ? a : b` stays a branch at -O2 and keeps the loop scalar,
+// and each template flag doubled the instances compiled three times (TL_TARGET_CLONES; docs/build.md).
 
-// PyTorch's lerp with a scalar weight: self + w * (end - self) for |w| < 0.5 (kLow), else
-// end - (end - self) * (1 - w).
-template <bool kLow, typename T>
-TL_ALWAYS_INLINE T lerp(T self, T end, T w) {
-  const T diff = end - self;
-  if constexpr (kLow) return self + w * diff;
-  else return end - diff * (T(1) - w);
-}
-
-// Whether lerp with weight w takes the kLow formula.
+// PyTorch's lerp with a scalar weight: self + w * (end - self) for |w| < 0.5 (the low formula), else
+// end - (end - self) * (1 - w) (RtLerp below computes either). Whether w takes the low formula:
 template <typename T>
 TL_ALWAYS_INLINE bool lerp_low(T w) {
   return std::abs(w) < T(0.5);
@@ -112,27 +107,20 @@ TL_ALWAYS_INLINE T nan_max(T a, T b) {
   return take_a ? a : b;
 }
 
-// The inner loops are compiled per ISA (TL_TARGET_CLONES) for float and double, with the loop-invariant
-// choices (weight decay kind, amsgrad, momentum, ...) as template parameters so the loops vectorize;
-// Half/BFloat16 run the plain loop (optimizer parameters are rarely reduced floats).
+// The inner loops are compiled per ISA (TL_TARGET_CLONES) for float and double; Half/BFloat16 run the
+// plain loop (optimizer parameters are rarely reduced floats).
 enum WeightDecay { kNoDecay, kL2, kDecoupled };
 
 inline int weight_decay_kind(double weight_decay, bool decoupled) {
   return weight_decay == 0 ? kNoDecay : decoupled ? kDecoupled : kL2;
 }
 
-// Calls f with the weight decay kind as a compile-time constant.
-template <typename F>
-TL_ALWAYS_INLINE void with_weight_decay(int kind, F&& f) {
-  if (kind == kL2) f(std::integral_constant<int, kL2>{});
-  else if (kind == kDecoupled) f(std::integral_constant<int, kDecoupled>{});
-  else f(std::integral_constant<int, kNoDecay>{});
-}
-
-// Run-time choices inside the loops (FusedOptimizerAdaptiveKernels.cpp): both values are computed and one
-// is taken by a loop-invariant all-ones/zero bit mask. GCC 12 at -O2 keeps a `flag ? a : b` on a
-// loop-invariant flag as a branch ("control flow in loop": no vectorization), the bit select is three
-// vector logic ops; the selected value is exactly the templated `if constexpr` version's.
+// Run-time choices inside the loops: both values are computed and one is taken by a loop-invariant
+// all-ones/zero bit mask. GCC 12 at -O2 keeps a `flag ? a : b` on a loop-invariant flag as a branch
+// ("control flow in loop": no vectorization); the bit select is three vector logic ops. The selected value
+// is an intermediate PyTorch stores as a tensor, and the select also keeps GCC from contracting it into a
+// later a * b + c (the former `if constexpr` loops fused e.g. AdamW's param * decay into the update's FMA),
+// so the results moved to PyTorch's in the last bit (docs/build.md, "Compile time of the heaviest sources").
 template <typename T>
 using bits_t = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
 
@@ -171,7 +159,7 @@ struct Decay {
   }
 };
 
-// lerp<kLow> with the formula chosen at run time, bit for bit: both formulas are base + diff * c, with
+// lerp with the formula chosen at run time, bit for bit: both formulas are base + diff * c, with
 // (self, w) for |w| < 0.5 and (end, w - 1) otherwise, since end - diff * (1 - w) == end + diff * (w - 1)
 // exactly (rounding is symmetric in sign; with or without FMA contraction). Only the base is selected.
 template <typename T>
