@@ -5,8 +5,6 @@
 #pragma once
 #include <array>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 #include <initializer_list>
 #include <type_traits>
 
@@ -87,14 +85,19 @@ TL_ALWAYS_INLINE T as_stored(T x) {
   else return x;
 }
 
-// Choices on a loop-invariant flag: those that change which arrays a loop reads (SGD's momentum and first
-// step, Adam's amsgrad, RMSprop's centered/momentum buffers) are template parameters of the loops; the
-// others (weight decay, lerp's formula, Nesterov, RAdam's rectification, ASGD's averaging) are bit selects
-// on run-time masks (select_bits below): a `flag ? a : b` stays a branch at -O2 and keeps the loop scalar,
-// and each template flag doubled the instances compiled three times (TL_TARGET_CLONES; docs/build.md).
+// Choices on a loop-invariant flag (lerp's formula, SGD's first step, Nesterov) are template parameters of
+// the loops: a select on a runtime flag inside the loop stays a branch, and a branch keeps the loop scalar.
 
-// PyTorch's lerp with a scalar weight: self + w * (end - self) for |w| < 0.5 (the low formula), else
-// end - (end - self) * (1 - w) (RtLerp below computes either). Whether w takes the low formula:
+// PyTorch's lerp with a scalar weight: self + w * (end - self) for |w| < 0.5 (kLow), else
+// end - (end - self) * (1 - w).
+template <bool kLow, typename T>
+TL_ALWAYS_INLINE T lerp(T self, T end, T w) {
+  const T diff = end - self;
+  if constexpr (kLow) return self + w * diff;
+  else return end - diff * (T(1) - w);
+}
+
+// Whether lerp with weight w takes the kLow formula.
 template <typename T>
 TL_ALWAYS_INLINE bool lerp_low(T w) {
   return std::abs(w) < T(0.5);
@@ -107,71 +110,30 @@ TL_ALWAYS_INLINE T nan_max(T a, T b) {
   return take_a ? a : b;
 }
 
-// The inner loops are compiled per ISA (TL_TARGET_CLONES) for float and double; Half/BFloat16 run the
-// plain loop (optimizer parameters are rarely reduced floats).
+// The inner loops are compiled per ISA (TL_TARGET_CLONES) for float and double, with the loop-invariant
+// choices (weight decay kind, amsgrad, momentum, ...) as template parameters so the loops vectorize;
+// Half/BFloat16 run the plain loop (optimizer parameters are rarely reduced floats).
 enum WeightDecay { kNoDecay, kL2, kDecoupled };
 
 inline int weight_decay_kind(double weight_decay, bool decoupled) {
   return weight_decay == 0 ? kNoDecay : decoupled ? kDecoupled : kL2;
 }
 
-// Run-time choices inside the loops: both values are computed and one is taken by a loop-invariant
-// all-ones/zero bit mask. GCC 12 at -O2 keeps a `flag ? a : b` on a loop-invariant flag as a branch
-// ("control flow in loop": no vectorization); the bit select is three vector logic ops. The selected value
-// is an intermediate PyTorch stores as a tensor, and the select also keeps GCC from contracting it into a
-// later a * b + c (the former `if constexpr` loops fused e.g. AdamW's param * decay into the update's FMA),
-// so the results moved to PyTorch's in the last bit (docs/build.md, "Compile time of the heaviest sources").
-template <typename T>
-using bits_t = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-
-template <typename T>
-constexpr bits_t<T> mask_of(bool b) {
-  return b ? ~bits_t<T>(0) : bits_t<T>(0);
+// Calls f with the weight decay kind as a compile-time constant.
+template <typename F>
+TL_ALWAYS_INLINE void with_weight_decay(int kind, F&& f) {
+  if (kind == kL2) f(std::integral_constant<int, kL2>{});
+  else if (kind == kDecoupled) f(std::integral_constant<int, kDecoupled>{});
+  else f(std::integral_constant<int, kNoDecay>{});
 }
 
-// a where mask is all ones, b where it is zero.
-template <typename T>
-TL_ALWAYS_INLINE T select_bits(bits_t<T> mask, T a, T b) {
-  bits_t<T> ua, ub;
-  std::memcpy(&ua, &a, sizeof a);
-  std::memcpy(&ub, &b, sizeof b);
-  const bits_t<T> r = (ua & mask) | (ub & ~mask);
-  T out;
-  std::memcpy(&out, &r, sizeof out);
-  return out;
+// The same for the ops without decoupled decay (kind is kNoDecay or kL2): no dead kDecoupled instance, which
+// would be a whole loop compiled three times (TL_TARGET_CLONES) for nothing.
+template <typename F>
+TL_ALWAYS_INLINE void with_l2_decay(int kind, F&& f) {
+  if (kind == kL2) f(std::integral_constant<int, kL2>{});
+  else f(std::integral_constant<int, kNoDecay>{});
 }
-
-// Weight decay as a run-time choice: L2 (grad + wd * param) or decoupled (param * decay) or none.
-template <typename T>
-struct Decay {
-  T wd, decay;
-  bits_t<T> l2_on, decoupled_on;
-  Decay(int kind, double weight_decay, double decay_factor)
-      : wd(T(weight_decay)), decay(T(decay_factor)), l2_on(mask_of<T>(kind == kL2)),
-        decoupled_on(mask_of<T>(kind == kDecoupled)) {}
-  template <typename scalar_t>
-  TL_ALWAYS_INLINE T l2(T grad, T param) const {
-    return select_bits(l2_on, as_stored<scalar_t>(grad + wd * param), grad);
-  }
-  template <typename scalar_t>
-  TL_ALWAYS_INLINE T decoupled(T param) const {
-    return select_bits(decoupled_on, as_stored<scalar_t>(param * decay), param);
-  }
-};
-
-// lerp with the formula chosen at run time, bit for bit: both formulas are base + diff * c, with
-// (self, w) for |w| < 0.5 and (end, w - 1) otherwise, since end - diff * (1 - w) == end + diff * (w - 1)
-// exactly (rounding is symmetric in sign; with or without FMA contraction). Only the base is selected.
-template <typename T>
-struct RtLerp {
-  T c;
-  bits_t<T> low;
-  explicit RtLerp(T w) : c(lerp_low(w) ? w : w - T(1)), low(mask_of<T>(lerp_low(w))) {}
-  TL_ALWAYS_INLINE T operator()(T self, T end) const {
-    const T diff = end - self;
-    return select_bits(low, self, end) + diff * c;
-  }
-};
 
 // Calls f with b as std::true_type / std::false_type.
 template <typename F>

@@ -8,12 +8,6 @@
 // PyTorch's _fused_adam_, these ops increment `state_steps` themselves (one call does the whole step);
 // the per-parameter scalars (bias corrections, NAdam's momentum products, RAdam's rectification) are
 // computed in double from each parameter's step, as the Python optimizers compute them.
-//
-// Compile time: only the choices that change which arrays a loop touches (RMSprop's centered and momentum
-// buffers) are template parameters. Weight decay, lerp's formula, RAdam's rectification and ASGD's
-// averaging are run-time flags in the scalars, applied as bit selects (`select_bits`, `Decay`, `RtLerp` in
-// FusedOptimizer.h): the loops still vectorize (-fopt-info-vec), and the results are PyTorch's at least as
-// often as the templated loops' were (docs/build.md). 57 loop instances per dtype (x3 ISA clones) became 10.
 #include <algorithm>
 #include <cmath>
 
@@ -38,13 +32,11 @@ T sign_of(bool maximize) {
 // ---- RMSprop ------------------------------------------------------------------------------------------------
 template <typename T>
 struct RmspropScalars {
-  Decay<T> wd;
-  RtLerp<T> lerp;
-  T alpha, w, eps, mom, neg_lr, sign;
+  T wd, alpha, w, eps, mom, neg_lr, sign;
 };
 
 // ptrs: param, grad, square_avg, grad_avg (centered), momentum_buffer (momentum > 0)
-template <typename scalar_t, bool kCentered, bool kMomentum>
+template <typename scalar_t, int kWd, bool kCentered, bool kMomentum, bool kLow>
 TL_ALWAYS_INLINE void rmsprop_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
   const RmspropScalars<T> s = *static_cast<const RmspropScalars<T>*>(raw);  // a local copy: stores cannot alias it
@@ -56,12 +48,12 @@ TL_ALWAYS_INLINE void rmsprop_loop(int64_t n, scalar_t* const* ptrs, const void*
   _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
     T grad = to_opmath(g[d]) * s.sign;
     const T param = to_opmath(p[d]);
-    grad = s.wd.template l2<scalar_t>(grad, param);
+    if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
     const T square = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(sq[d]) * s.alpha) + s.w * grad * grad);
     sq[d] = from_opmath<scalar_t>(square);
     T avg;
     if constexpr (kCentered) {
-      const T gavg = as_stored<scalar_t>(s.lerp(to_opmath(ga[d]), grad));
+      const T gavg = as_stored<scalar_t>(lerp<kLow>(to_opmath(ga[d]), grad, s.w));
       ga[d] = from_opmath<scalar_t>(gavg);
       avg = as_stored<scalar_t>(std::sqrt(as_stored<scalar_t>(square + T(-1) * gavg * gavg)));
     } else {
@@ -78,20 +70,19 @@ TL_ALWAYS_INLINE void rmsprop_loop(int64_t n, scalar_t* const* ptrs, const void*
   }
 }
 
-template <typename scalar_t, bool kCentered, bool kMomentum>
+template <typename scalar_t, int kWd, bool kCentered, bool kMomentum, bool kLow>
 TL_TARGET_CLONES void rmsprop_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  rmsprop_loop<scalar_t, kCentered, kMomentum>(n, ptrs, s);
+  rmsprop_loop<scalar_t, kWd, kCentered, kMomentum, kLow>(n, ptrs, s);
 }
 
 // ---- Adadelta -----------------------------------------------------------------------------------------------
 template <typename T>
 struct AdadeltaScalars {
-  Decay<T> wd;
-  T rho, w, eps, neg_lr, sign;
+  T wd, rho, w, eps, neg_lr, sign;
 };
 
 // ptrs: param, grad, square_avg, acc_delta
-template <typename scalar_t>
+template <typename scalar_t, int kWd>
 TL_ALWAYS_INLINE void adadelta_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
   const AdadeltaScalars<T> s = *static_cast<const AdadeltaScalars<T>*>(raw);  // a local copy: stores cannot alias it
@@ -102,7 +93,7 @@ TL_ALWAYS_INLINE void adadelta_loop(int64_t n, scalar_t* const* ptrs, const void
   _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
     T grad = to_opmath(g[d]) * s.sign;
     const T param = to_opmath(p[d]);
-    grad = s.wd.template l2<scalar_t>(grad, param);
+    if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
     const T square = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(sq[d]) * s.rho) + s.w * grad * grad);
     sq[d] = from_opmath<scalar_t>(square);
     const T std_ = as_stored<scalar_t>(std::sqrt(as_stored<scalar_t>(square + s.eps)));
@@ -114,21 +105,19 @@ TL_ALWAYS_INLINE void adadelta_loop(int64_t n, scalar_t* const* ptrs, const void
   }
 }
 
-template <typename scalar_t>
+template <typename scalar_t, int kWd>
 TL_TARGET_CLONES void adadelta_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  adadelta_loop<scalar_t>(n, ptrs, s);
+  adadelta_loop<scalar_t, kWd>(n, ptrs, s);
 }
 
 // ---- Adamax -------------------------------------------------------------------------------------------------
 template <typename T>
 struct AdamaxScalars {
-  Decay<T> wd;
-  RtLerp<T> lerp;
-  T b2, eps, neg_clr, sign;
+  T wd, w1, b2, eps, neg_clr, sign;
 };
 
 // ptrs: param, grad, exp_avg, exp_inf
-template <typename scalar_t>
+template <typename scalar_t, int kWd, bool kLow>
 TL_ALWAYS_INLINE void adamax_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
   const AdamaxScalars<T> s = *static_cast<const AdamaxScalars<T>*>(raw);  // a local copy: stores cannot alias it
@@ -139,8 +128,8 @@ TL_ALWAYS_INLINE void adamax_loop(int64_t n, scalar_t* const* ptrs, const void* 
   _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
     T grad = to_opmath(g[d]) * s.sign;
     const T param = to_opmath(p[d]);
-    grad = s.wd.template l2<scalar_t>(grad, param);
-    const T avg = as_stored<scalar_t>(s.lerp(to_opmath(m1[d]), grad));
+    if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
+    const T avg = as_stored<scalar_t>(lerp<kLow>(to_opmath(m1[d]), grad, s.w1));
     m1[d] = from_opmath<scalar_t>(avg);
     const T norm = nan_max(as_stored<scalar_t>(to_opmath(inf[d]) * s.b2),
                            as_stored<scalar_t>(as_stored<scalar_t>(std::abs(grad)) + s.eps));
@@ -149,21 +138,19 @@ TL_ALWAYS_INLINE void adamax_loop(int64_t n, scalar_t* const* ptrs, const void* 
   }
 }
 
-template <typename scalar_t>
+template <typename scalar_t, int kWd, bool kLow>
 TL_TARGET_CLONES void adamax_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  adamax_loop<scalar_t>(n, ptrs, s);
+  adamax_loop<scalar_t, kWd, kLow>(n, ptrs, s);
 }
 
 // ---- NAdam --------------------------------------------------------------------------------------------------
 template <typename T>
 struct NadamScalars {
-  Decay<T> wd;
-  RtLerp<T> lerp;
-  T b2, w2, bc2, eps, c_grad, c_avg, sign;
+  T wd, decay, w1, b2, w2, bc2, eps, c_grad, c_avg, sign;
 };
 
 // ptrs: param, grad, exp_avg, exp_avg_sq
-template <typename scalar_t>
+template <typename scalar_t, int kWd, bool kLow>
 TL_ALWAYS_INLINE void nadam_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
   const NadamScalars<T> s = *static_cast<const NadamScalars<T>*>(raw);  // a local copy: stores cannot alias it
@@ -174,9 +161,9 @@ TL_ALWAYS_INLINE void nadam_loop(int64_t n, scalar_t* const* ptrs, const void* r
   _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
     T grad = to_opmath(g[d]) * s.sign;
     T param = to_opmath(p[d]);
-    param = s.wd.template decoupled<scalar_t>(param);
-    grad = s.wd.template l2<scalar_t>(grad, param);
-    const T avg = as_stored<scalar_t>(s.lerp(to_opmath(m1[d]), grad));
+    if constexpr (kWd == kDecoupled) param = as_stored<scalar_t>(param * s.decay);
+    if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
+    const T avg = as_stored<scalar_t>(lerp<kLow>(to_opmath(m1[d]), grad, s.w1));
     const T sq = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m2[d]) * s.b2) + s.w2 * grad * grad);
     m1[d] = from_opmath<scalar_t>(avg);
     m2[d] = from_opmath<scalar_t>(sq);
@@ -186,24 +173,20 @@ TL_ALWAYS_INLINE void nadam_loop(int64_t n, scalar_t* const* ptrs, const void* r
   }
 }
 
-template <typename scalar_t>
+template <typename scalar_t, int kWd, bool kLow>
 TL_TARGET_CLONES void nadam_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  nadam_loop<scalar_t>(n, ptrs, s);
+  nadam_loop<scalar_t, kWd, kLow>(n, ptrs, s);
 }
 
 // ---- RAdam --------------------------------------------------------------------------------------------------
 template <typename T>
 struct RadamScalars {
-  Decay<T> wd;
-  RtLerp<T> lerp;
-  T b2, w2, bc1, lr, bc2_sqrt, eps, rect, sign;
-  bits_t<T> rectify;
+  T wd, decay, w1, b2, w2, bc1, lr, bc2_sqrt, eps, rect, sign;
 };
 
-// ptrs: param, grad, exp_avg, exp_avg_sq. rectify: the variance is tractable (rho_t > 5), the adaptive
-// step; otherwise the un-adapted momentum step (the first few steps: the adaptive value is computed and
-// not selected).
-template <typename scalar_t>
+// ptrs: param, grad, exp_avg, exp_avg_sq. kRectify: the variance is tractable (rho_t > 5), the adaptive
+// step; otherwise the un-adapted momentum step.
+template <typename scalar_t, int kWd, bool kRectify, bool kLow>
 TL_ALWAYS_INLINE void radam_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
   const RadamScalars<T> s = *static_cast<const RadamScalars<T>*>(raw);  // a local copy: stores cannot alias it
@@ -214,24 +197,25 @@ TL_ALWAYS_INLINE void radam_loop(int64_t n, scalar_t* const* ptrs, const void* r
   _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
     T grad = to_opmath(g[d]) * s.sign;
     T param = to_opmath(p[d]);
-    param = s.wd.template decoupled<scalar_t>(param);
-    grad = s.wd.template l2<scalar_t>(grad, param);
-    const T avg = as_stored<scalar_t>(s.lerp(to_opmath(m1[d]), grad));
+    if constexpr (kWd == kDecoupled) param = as_stored<scalar_t>(param * s.decay);
+    if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
+    const T avg = as_stored<scalar_t>(lerp<kLow>(to_opmath(m1[d]), grad, s.w1));
     const T sq = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m2[d]) * s.b2) + s.w2 * grad * grad);
     m1[d] = from_opmath<scalar_t>(avg);
     m2[d] = from_opmath<scalar_t>(sq);
     T update = as_stored<scalar_t>(as_stored<scalar_t>(avg / s.bc1) * s.lr);
-    const T root = as_stored<scalar_t>(as_stored<scalar_t>(std::sqrt(sq)) + s.eps);
-    const T adaptive = as_stored<scalar_t>(s.bc2_sqrt / root);
-    const T rectified = as_stored<scalar_t>(as_stored<scalar_t>(update * adaptive) * s.rect);
-    update = select_bits(s.rectify, rectified, update);
+    if constexpr (kRectify) {
+      const T root = as_stored<scalar_t>(as_stored<scalar_t>(std::sqrt(sq)) + s.eps);
+      const T adaptive = as_stored<scalar_t>(s.bc2_sqrt / root);
+      update = as_stored<scalar_t>(as_stored<scalar_t>(update * adaptive) * s.rect);
+    }
     p[d] = from_opmath<scalar_t>(param + T(-1) * update);
   }
 }
 
-template <typename scalar_t>
+template <typename scalar_t, int kWd, bool kRectify, bool kLow>
 TL_TARGET_CLONES void radam_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  radam_loop<scalar_t>(n, ptrs, s);
+  radam_loop<scalar_t, kWd, kRectify, kLow>(n, ptrs, s);
 }
 
 // ---- Rprop --------------------------------------------------------------------------------------------------
@@ -281,13 +265,11 @@ TL_TARGET_CLONES void rprop_clones(int64_t n, scalar_t* const* ptrs, const void*
 // ---- ASGD ---------------------------------------------------------------------------------------------------
 template <typename T>
 struct AsgdScalars {
-  Decay<T> wd;
-  T decay, neg_eta, mu, sign;
-  bits_t<T> average;
+  T wd, decay, neg_eta, mu, sign;
 };
 
-// ptrs: param, grad, ax. average: mu != 1 (the running average has started), else ax copies the param.
-template <typename scalar_t>
+// ptrs: param, grad, ax. kAverage: mu != 1 (the running average has started), else ax copies the param.
+template <typename scalar_t, int kWd, bool kAverage>
 TL_ALWAYS_INLINE void asgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
   const AsgdScalars<T> s = *static_cast<const AsgdScalars<T>*>(raw);  // a local copy: stores cannot alias it
@@ -297,19 +279,22 @@ TL_ALWAYS_INLINE void asgd_loop(int64_t n, scalar_t* const* ptrs, const void* ra
   _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
     T grad = to_opmath(g[d]) * s.sign;
     T param = to_opmath(p[d]);
-    grad = s.wd.template l2<scalar_t>(grad, param);
+    if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
     param = as_stored<scalar_t>(param * s.decay);
     param = as_stored<scalar_t>(param + s.neg_eta * grad);
     p[d] = from_opmath<scalar_t>(param);
-    const T avg = to_opmath(ax[d]);
-    const T averaged = avg + as_stored<scalar_t>(as_stored<scalar_t>(param - avg) * s.mu);
-    ax[d] = from_opmath<scalar_t>(select_bits(s.average, averaged, param));
+    if constexpr (kAverage) {
+      const T avg = to_opmath(ax[d]);
+      ax[d] = from_opmath<scalar_t>(avg + as_stored<scalar_t>(as_stored<scalar_t>(param - avg) * s.mu));
+    } else {
+      ax[d] = from_opmath<scalar_t>(param);
+    }
   }
 }
 
-template <typename scalar_t>
+template <typename scalar_t, int kWd, bool kAverage>
 TL_TARGET_CLONES void asgd_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  asgd_loop<scalar_t>(n, ptrs, s);
+  asgd_loop<scalar_t, kWd, kAverage>(n, ptrs, s);
 }
 
 // Reads a one-element float32/float64 state tensor, and writes `value` into it rounded to its dtype.
@@ -358,11 +343,16 @@ void fused_asgd_kernel(TensorList self, TensorList grad_list, TensorList axs, Te
     const double eta = read_scalar(etas[i]), mu = read_scalar(mus[i]);
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
-      const AsgdScalars<T> s{Decay<T>(wd_kind, weight_decay, 1.0), T(1 - lambd * eta), T(-eta), T(mu),
-                             sign_of<T>(maximize), mask_of<T>(mu != 1)};
+      const AsgdScalars<T> s{T(weight_decay), T(1 - lambd * eta), T(-eta), T(mu), sign_of<T>(maximize)};
       for_each_element<scalar_t, 3>({self[i], grad_list[i], axs[i]}, [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
-        run_loop<scalar_t>(e - b, at.data(), &s, asgd_clones<scalar_t>, asgd_loop<scalar_t>);
+        with_l2_decay(wd_kind, [&](auto wd) {
+          with_bool(mu != 1, [&](auto avg) {
+            constexpr int kWd = decltype(wd)::value;
+            constexpr bool kAvg = decltype(avg)::value;
+            run_loop<scalar_t>(e - b, at.data(), &s, asgd_clones<scalar_t, kWd, kAvg>, asgd_loop<scalar_t, kWd, kAvg>);
+          });
+        });
       });
     });
     // the next step's eta and mu, from this step's count
@@ -388,15 +378,21 @@ void fused_rmsprop_kernel(TensorList self, TensorList grad_list, TensorList squa
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
       const T w = T(1 - alpha);
-      const RmspropScalars<T> s{Decay<T>(wd_kind, weight_decay, 1.0), RtLerp<T>(w), T(alpha), w, T(eps), T(momentum),
-                                T(-lr), sign_of<T>(maximize)};
-      // (centered and momentum stay template parameters: they decide which buffers the loop reads)
+      const RmspropScalars<T> s{T(weight_decay), T(alpha), w, T(eps), T(momentum), T(-lr), sign_of<T>(maximize)};
+      // (lerp's formula matters only when centered: the other loops take one instantiation, kLow = false)
+      const bool low = lerp_low(w);
       for_each_element<scalar_t, 5>({self[i], grad_list[i], square_avgs[i], ga, mb}, [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
-        with_bool(centered, [&](auto c) {
+        auto go = [&](auto wd, auto c, auto m, auto l) {
+          constexpr int kWd = decltype(wd)::value;
+          constexpr bool kC = decltype(c)::value, kM = decltype(m)::value, kLow = decltype(l)::value;
+          run_loop<scalar_t>(e - b, at.data(), &s, rmsprop_clones<scalar_t, kWd, kC, kM, kLow>,
+                             rmsprop_loop<scalar_t, kWd, kC, kM, kLow>);
+        };
+        with_l2_decay(wd_kind, [&](auto wd) {
           with_bool(momentum > 0, [&](auto m) {
-            constexpr bool kC = decltype(c)::value, kM = decltype(m)::value;
-            run_loop<scalar_t>(e - b, at.data(), &s, rmsprop_clones<scalar_t, kC, kM>, rmsprop_loop<scalar_t, kC, kM>);
+            if (centered) with_bool(low, [&](auto l) { go(wd, std::true_type{}, m, l); });
+            else go(wd, std::false_type{}, m, std::false_type{});
           });
         });
       });
@@ -416,12 +412,12 @@ void fused_adadelta_kernel(TensorList self, TensorList grad_list, TensorList squ
     increment_step(state_steps[i]);
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
-      const AdadeltaScalars<T> s{Decay<T>(wd_kind, weight_decay, 1.0), T(rho), T(1 - rho), T(eps), T(-lr),
-                                 sign_of<T>(maximize)};
+      const AdadeltaScalars<T> s{T(weight_decay), T(rho), T(1 - rho), T(eps), T(-lr), sign_of<T>(maximize)};
       for_each_element<scalar_t, 4>({self[i], grad_list[i], square_avgs[i], acc_deltas[i]},
                                     [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
-        run_loop<scalar_t>(e - b, at.data(), &s, adadelta_clones<scalar_t>, adadelta_loop<scalar_t>);
+        if (wd_kind == kL2) run_loop<scalar_t>(e - b, at.data(), &s, adadelta_clones<scalar_t, kL2>, adadelta_loop<scalar_t, kL2>);
+        else run_loop<scalar_t>(e - b, at.data(), &s, adadelta_clones<scalar_t, kNoDecay>, adadelta_loop<scalar_t, kNoDecay>);
       });
     });
   }
@@ -440,12 +436,17 @@ void fused_adamax_kernel(TensorList self, TensorList grad_list, TensorList exp_a
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
       const T w1 = T(1 - beta1);
-      const AdamaxScalars<T> s{Decay<T>(wd_kind, weight_decay, 1.0), RtLerp<T>(w1), T(beta2), T(eps), T(-clr),
-                               sign_of<T>(maximize)};
+      const AdamaxScalars<T> s{T(weight_decay), w1, T(beta2), T(eps), T(-clr), sign_of<T>(maximize)};
       for_each_element<scalar_t, 4>({self[i], grad_list[i], exp_avgs[i], exp_infs[i]},
                                     [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
-        run_loop<scalar_t>(e - b, at.data(), &s, adamax_clones<scalar_t>, adamax_loop<scalar_t>);
+        with_l2_decay(wd_kind, [&](auto wd) {
+          with_bool(lerp_low(w1), [&](auto l) {
+            constexpr int kWd = decltype(wd)::value;
+            constexpr bool kLow = decltype(l)::value;
+            run_loop<scalar_t>(e - b, at.data(), &s, adamax_clones<scalar_t, kWd, kLow>, adamax_loop<scalar_t, kWd, kLow>);
+          });
+        });
       });
     });
   }
@@ -483,12 +484,18 @@ void fused_nadam_kernel(TensorList self, TensorList grad_list, TensorList exp_av
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
       const T w1 = T(1 - beta1);
-      const NadamScalars<T> s{Decay<T>(wd_kind, weight_decay, 1 - lr * weight_decay), RtLerp<T>(w1), T(beta2),
-                              T(1 - beta2), T(bias_correction2), T(eps), T(c_grad), T(c_avg), sign_of<T>(maximize)};
+      const NadamScalars<T> s{T(weight_decay), T(1 - lr * weight_decay), w1, T(beta2), T(1 - beta2),
+                              T(bias_correction2), T(eps), T(c_grad), T(c_avg), sign_of<T>(maximize)};
       for_each_element<scalar_t, 4>({self[i], grad_list[i], exp_avgs[i], exp_avg_sqs[i]},
                                     [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
-        run_loop<scalar_t>(e - b, at.data(), &s, nadam_clones<scalar_t>, nadam_loop<scalar_t>);
+        with_weight_decay(wd_kind, [&](auto wd) {
+          with_bool(lerp_low(w1), [&](auto l) {
+            constexpr int kWd = decltype(wd)::value;
+            constexpr bool kLow = decltype(l)::value;
+            run_loop<scalar_t>(e - b, at.data(), &s, nadam_clones<scalar_t, kWd, kLow>, nadam_loop<scalar_t, kWd, kLow>);
+          });
+        });
       });
     });
   }
@@ -514,13 +521,22 @@ void fused_radam_kernel(TensorList self, TensorList grad_list, TensorList exp_av
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
       const T w1 = T(1 - beta1);
-      const RadamScalars<T> s{Decay<T>(wd_kind, weight_decay, 1 - lr * weight_decay), RtLerp<T>(w1), T(beta2),
-                              T(1 - beta2), T(bias_correction1), T(lr), T(std::sqrt(bias_correction2)), T(eps),
-                              T(rect), sign_of<T>(maximize), mask_of<T>(rectify)};
+      const RadamScalars<T> s{T(weight_decay), T(1 - lr * weight_decay), w1, T(beta2), T(1 - beta2),
+                              T(bias_correction1), T(lr), T(std::sqrt(bias_correction2)), T(eps), T(rect),
+                              sign_of<T>(maximize)};
       for_each_element<scalar_t, 4>({self[i], grad_list[i], exp_avgs[i], exp_avg_sqs[i]},
                                     [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
-        run_loop<scalar_t>(e - b, at.data(), &s, radam_clones<scalar_t>, radam_loop<scalar_t>);
+        with_weight_decay(wd_kind, [&](auto wd) {
+          with_bool(rectify, [&](auto r) {
+            with_bool(lerp_low(w1), [&](auto l) {
+              constexpr int kWd = decltype(wd)::value;
+              constexpr bool kR = decltype(r)::value, kLow = decltype(l)::value;
+              run_loop<scalar_t>(e - b, at.data(), &s, radam_clones<scalar_t, kWd, kR, kLow>,
+                                 radam_loop<scalar_t, kWd, kR, kLow>);
+            });
+          });
+        });
       });
     });
   }

@@ -41,18 +41,14 @@ Amp read_amp(const char* op, const std::optional<Tensor>& grad_scale, const std:
   return amp;
 }
 
-// The inner loops: see FusedOptimizer.h. Template parameters only where they change which arrays a loop
-// reads (momentum, the first step, amsgrad); weight decay, Nesterov and lerp's formula are bit selects on
-// run-time masks (`Decay`, `RtLerp`, `select_bits`), exactly the values of the former per-flag instances.
+// The inner loops: see FusedOptimizer.h.
 template <typename T>
 struct SgdScalars {
-  Decay<T> wd;
-  T mom, keep, neg_lr, sign;
-  bits_t<T> nesterov;
+  T wd, mom, keep, neg_lr, sign;
 };
 
 // kFirst: the buffers are set to the gradient (a parameter's first step).
-template <typename scalar_t, bool kMomentum, bool kFirst>
+template <typename scalar_t, int kWd, bool kMomentum, bool kFirst, bool kNesterov>
 TL_ALWAYS_INLINE void sgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
   const SgdScalars<T> s = *static_cast<const SgdScalars<T>*>(raw);  // a local copy: stores cannot alias it
@@ -62,12 +58,13 @@ TL_ALWAYS_INLINE void sgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw
   _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
     T grad = to_opmath(g[d]) * s.sign;  // maximize: the negated gradient (exact)
     const T param = to_opmath(p[d]);
-    grad = s.wd.template l2<scalar_t>(grad, param);
+    if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
     if constexpr (kMomentum) {
       T buf = grad;
       if constexpr (!kFirst) buf = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m[d]) * s.mom) + s.keep * grad);
       m[d] = from_opmath<scalar_t>(buf);
-      grad = select_bits(s.nesterov, as_stored<scalar_t>(grad + s.mom * buf), buf);
+      if constexpr (kNesterov) grad = as_stored<scalar_t>(grad + s.mom * buf);
+      else grad = buf;
     }
     p[d] = from_opmath<scalar_t>(param + s.neg_lr * grad);
   }
@@ -75,12 +72,10 @@ TL_ALWAYS_INLINE void sgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw
 
 template <typename T>
 struct AdamScalars {
-  Decay<T> wd;
-  RtLerp<T> lerp;
-  T b2, w2, bc2, eps, neg_step_size, sign;
+  T wd, decay, w1, b2, w2, bc2, eps, neg_step_size, sign;
 };
 
-template <typename scalar_t, bool kAmsgrad>
+template <typename scalar_t, int kWd, bool kAmsgrad, bool kLow>
 TL_ALWAYS_INLINE void adam_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
   const AdamScalars<T> s = *static_cast<const AdamScalars<T>*>(raw);  // a local copy: stores cannot alias it
@@ -92,9 +87,9 @@ TL_ALWAYS_INLINE void adam_loop(int64_t n, scalar_t* const* ptrs, const void* ra
   _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
     T grad = to_opmath(g[d]) * s.sign;
     T param = to_opmath(p[d]);
-    param = s.wd.template decoupled<scalar_t>(param);
-    grad = s.wd.template l2<scalar_t>(grad, param);
-    const T avg = as_stored<scalar_t>(s.lerp(to_opmath(m1[d]), grad));
+    if constexpr (kWd == kDecoupled) param = as_stored<scalar_t>(param * s.decay);
+    if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
+    const T avg = as_stored<scalar_t>(lerp<kLow>(to_opmath(m1[d]), grad, s.w1));
     const T sq = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m2[d]) * s.b2) + s.w2 * grad * grad);
     m1[d] = from_opmath<scalar_t>(avg);
     m2[d] = from_opmath<scalar_t>(sq);
@@ -110,11 +105,10 @@ TL_ALWAYS_INLINE void adam_loop(int64_t n, scalar_t* const* ptrs, const void* ra
 
 template <typename T>
 struct AdagradScalars {
-  Decay<T> wd;
-  T eps, neg_clr, sign;
+  T wd, eps, neg_clr, sign;
 };
 
-template <typename scalar_t>
+template <typename scalar_t, int kWd>
 TL_ALWAYS_INLINE void adagrad_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
   const AdagradScalars<T> s = *static_cast<const AdagradScalars<T>*>(raw);  // a local copy: stores cannot alias it
@@ -124,7 +118,7 @@ TL_ALWAYS_INLINE void adagrad_loop(int64_t n, scalar_t* const* ptrs, const void*
   _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
     T grad = to_opmath(g[d]) * s.sign;
     const T param = to_opmath(p[d]);
-    grad = s.wd.template l2<scalar_t>(grad, param);
+    if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
     const T sum = as_stored<scalar_t>(to_opmath(sums[d]) + grad * grad);
     sums[d] = from_opmath<scalar_t>(sum);
     const T std_ = as_stored<scalar_t>(as_stored<scalar_t>(std::sqrt(sum)) + s.eps);
@@ -132,17 +126,17 @@ TL_ALWAYS_INLINE void adagrad_loop(int64_t n, scalar_t* const* ptrs, const void*
   }
 }
 
-template <typename scalar_t, bool kMomentum, bool kFirst>
+template <typename scalar_t, int kWd, bool kMomentum, bool kFirst, bool kNesterov>
 TL_TARGET_CLONES void sgd_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  sgd_loop<scalar_t, kMomentum, kFirst>(n, ptrs, s);
+  sgd_loop<scalar_t, kWd, kMomentum, kFirst, kNesterov>(n, ptrs, s);
 }
-template <typename scalar_t, bool kAmsgrad>
+template <typename scalar_t, int kWd, bool kAmsgrad, bool kLow>
 TL_TARGET_CLONES void adam_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  adam_loop<scalar_t, kAmsgrad>(n, ptrs, s);
+  adam_loop<scalar_t, kWd, kAmsgrad, kLow>(n, ptrs, s);
 }
-template <typename scalar_t>
+template <typename scalar_t, int kWd>
 TL_TARGET_CLONES void adagrad_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  adagrad_loop<scalar_t>(n, ptrs, s);
+  adagrad_loop<scalar_t, kWd>(n, ptrs, s);
 }
 
 }  // namespace
@@ -162,17 +156,25 @@ void fused_sgd_kernel(TensorList self, TensorList grad_list, TensorList momentum
     const Tensor buf = use_momentum ? momentum_buffer_list[i] : Tensor();
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
-      const SgdScalars<T> s{Decay<T>(wd_kind, weight_decay, 1.0), T(momentum), T(1 - dampening), T(-lr),
-                            T(maximize ? -1 : 1), mask_of<T>(nesterov)};
+      const SgdScalars<T> s{T(weight_decay), T(momentum), T(1 - dampening), T(-lr), T(maximize ? -1 : 1)};
       for_each_element<scalar_t, 3>({self[i], grad_list[i], buf}, [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
         const int64_t n = e - b;
-        auto go = [&](auto mom, auto first) {
-          constexpr bool kMom = decltype(mom)::value, kFirst = decltype(first)::value;
-          run_loop<scalar_t>(n, at.data(), &s, sgd_clones<scalar_t, kMom, kFirst>, sgd_loop<scalar_t, kMom, kFirst>);
+        auto go = [&](auto wd, auto mom, auto first, auto nest) {
+          constexpr int kWd = decltype(wd)::value;
+          constexpr bool kMom = decltype(mom)::value, kFirst = decltype(first)::value, kNest = decltype(nest)::value;
+          run_loop<scalar_t>(n, at.data(), &s, sgd_clones<scalar_t, kWd, kMom, kFirst, kNest>,
+                             sgd_loop<scalar_t, kWd, kMom, kFirst, kNest>);
         };
-        if (!use_momentum) go(std::false_type{}, std::false_type{});
-        else with_bool(is_first_step, [&](auto first) { go(std::true_type{}, first); });
+        with_l2_decay(wd_kind, [&](auto wd) {
+          if (!use_momentum) {
+            go(wd, std::false_type{}, std::false_type{}, std::false_type{});
+            return;
+          }
+          with_bool(is_first_step, [&](auto first) {
+            with_bool(nesterov, [&](auto nest) { go(wd, std::true_type{}, first, nest); });
+          });
+        });
       });
     });
   }
@@ -201,16 +203,21 @@ void fused_adam_impl(const char* op, bool decoupled, TensorList self, TensorList
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
       const T w1 = T(1 - beta1);
-      const AdamScalars<T> s{Decay<T>(wd_kind, weight_decay, 1 - lr * weight_decay), RtLerp<T>(w1), T(beta2),
-                             T(1 - beta2), T(bias_correction2_sqrt), T(eps), T(-(lr / bias_correction1)),
-                             T(maximize ? -1 : 1)};
+      const AdamScalars<T> s{T(weight_decay), T(1 - lr * weight_decay), w1, T(beta2), T(1 - beta2),
+                             T(bias_correction2_sqrt), T(eps), T(-(lr / bias_correction1)), T(maximize ? -1 : 1)};
       for_each_element<scalar_t, 5>(
           {self[i], grad_list[i], exp_avgs[i], exp_avg_sqs[i], max_sq}, [&](int64_t b, int64_t e, auto ptrs) {
             scalar_t* at[5] = {ptrs[0] + b, ptrs[1] + b, ptrs[2] + b, ptrs[3] + b, ptrs[4] ? ptrs[4] + b : nullptr};
             const int64_t n = e - b;
-            with_bool(amsgrad, [&](auto ams) {
-              constexpr bool kAms = decltype(ams)::value;
-              run_loop<scalar_t>(n, at, &s, adam_clones<scalar_t, kAms>, adam_loop<scalar_t, kAms>);
+            with_weight_decay(wd_kind, [&](auto wd) {
+              with_bool(amsgrad, [&](auto ams) {
+                with_bool(lerp_low(w1), [&](auto low) {
+                  constexpr int kWd = decltype(wd)::value;
+                  constexpr bool kAms = decltype(ams)::value, kLow = decltype(low)::value;
+                  run_loop<scalar_t>(n, at, &s, adam_clones<scalar_t, kWd, kAms, kLow>,
+                                     adam_loop<scalar_t, kWd, kAms, kLow>);
+                });
+              });
             });
           });
     });
@@ -251,11 +258,12 @@ void fused_adagrad_kernel(TensorList self, TensorList grad_list, TensorList stat
     const double clr = lr / (1 + (step - 1) * lr_decay);
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
-      const AdagradScalars<T> s{Decay<T>(wd_kind, weight_decay, 1.0), T(eps), T(-clr), T(maximize ? -1 : 1)};
+      const AdagradScalars<T> s{T(weight_decay), T(eps), T(-clr), T(maximize ? -1 : 1)};
       for_each_element<scalar_t, 3>({self[i], grad_list[i], state_sums[i]}, [&](int64_t b, int64_t e, auto ptrs) {
         scalar_t* at[3] = {ptrs[0] + b, ptrs[1] + b, ptrs[2] + b};
         const int64_t n = e - b;
-        run_loop<scalar_t>(n, at, &s, adagrad_clones<scalar_t>, adagrad_loop<scalar_t>);
+        if (wd_kind == kL2) run_loop<scalar_t>(n, at, &s, adagrad_clones<scalar_t, kL2>, adagrad_loop<scalar_t, kL2>);
+        else run_loop<scalar_t>(n, at, &s, adagrad_clones<scalar_t, kNoDecay>, adagrad_loop<scalar_t, kNoDecay>);
       });
     });
   }
