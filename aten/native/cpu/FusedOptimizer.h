@@ -127,14 +127,6 @@ TL_ALWAYS_INLINE void with_weight_decay(int kind, F&& f) {
   else f(std::integral_constant<int, kNoDecay>{});
 }
 
-// The same for the ops without decoupled decay (kind is kNoDecay or kL2): no dead kDecoupled instance, which
-// would be a whole loop compiled three times (TL_TARGET_CLONES) for nothing.
-template <typename F>
-TL_ALWAYS_INLINE void with_l2_decay(int kind, F&& f) {
-  if (kind == kL2) f(std::integral_constant<int, kL2>{});
-  else f(std::integral_constant<int, kNoDecay>{});
-}
-
 // Calls f with b as std::true_type / std::false_type.
 template <typename F>
 TL_ALWAYS_INLINE void with_bool(bool b, F&& f) {

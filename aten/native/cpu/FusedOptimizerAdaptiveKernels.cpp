@@ -346,7 +346,7 @@ void fused_asgd_kernel(TensorList self, TensorList grad_list, TensorList axs, Te
       const AsgdScalars<T> s{T(weight_decay), T(1 - lambd * eta), T(-eta), T(mu), sign_of<T>(maximize)};
       for_each_element<scalar_t, 3>({self[i], grad_list[i], axs[i]}, [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
-        with_l2_decay(wd_kind, [&](auto wd) {
+        with_weight_decay(wd_kind, [&](auto wd) {
           with_bool(mu != 1, [&](auto avg) {
             constexpr int kWd = decltype(wd)::value;
             constexpr bool kAvg = decltype(avg)::value;
@@ -379,20 +379,20 @@ void fused_rmsprop_kernel(TensorList self, TensorList grad_list, TensorList squa
       using T = opmath_t<scalar_t>;
       const T w = T(1 - alpha);
       const RmspropScalars<T> s{T(weight_decay), T(alpha), w, T(eps), T(momentum), T(-lr), sign_of<T>(maximize)};
-      // (lerp's formula matters only when centered: the other loops take one instantiation, kLow = false)
-      const bool low = lerp_low(w);
+      // (lerp's formula matters only when centered: the other loops take one instantiation)
+      const bool low = centered && lerp_low(w);
       for_each_element<scalar_t, 5>({self[i], grad_list[i], square_avgs[i], ga, mb}, [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
-        auto go = [&](auto wd, auto c, auto m, auto l) {
-          constexpr int kWd = decltype(wd)::value;
-          constexpr bool kC = decltype(c)::value, kM = decltype(m)::value, kLow = decltype(l)::value;
-          run_loop<scalar_t>(e - b, at.data(), &s, rmsprop_clones<scalar_t, kWd, kC, kM, kLow>,
-                             rmsprop_loop<scalar_t, kWd, kC, kM, kLow>);
-        };
-        with_l2_decay(wd_kind, [&](auto wd) {
-          with_bool(momentum > 0, [&](auto m) {
-            if (centered) with_bool(low, [&](auto l) { go(wd, std::true_type{}, m, l); });
-            else go(wd, std::false_type{}, m, std::false_type{});
+        with_weight_decay(wd_kind, [&](auto wd) {
+          with_bool(centered, [&](auto c) {
+            with_bool(momentum > 0, [&](auto m) {
+              with_bool(low, [&](auto l) {
+                constexpr int kWd = decltype(wd)::value;
+                constexpr bool kC = decltype(c)::value, kM = decltype(m)::value, kLow = decltype(l)::value;
+                run_loop<scalar_t>(e - b, at.data(), &s, rmsprop_clones<scalar_t, kWd, kC, kM, kLow>,
+                                   rmsprop_loop<scalar_t, kWd, kC, kM, kLow>);
+              });
+            });
           });
         });
       });
@@ -440,7 +440,7 @@ void fused_adamax_kernel(TensorList self, TensorList grad_list, TensorList exp_a
       for_each_element<scalar_t, 4>({self[i], grad_list[i], exp_avgs[i], exp_infs[i]},
                                     [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
-        with_l2_decay(wd_kind, [&](auto wd) {
+        with_weight_decay(wd_kind, [&](auto wd) {
           with_bool(lerp_low(w1), [&](auto l) {
             constexpr int kWd = decltype(wd)::value;
             constexpr bool kLow = decltype(l)::value;

@@ -166,7 +166,7 @@ void fused_sgd_kernel(TensorList self, TensorList grad_list, TensorList momentum
           run_loop<scalar_t>(n, at.data(), &s, sgd_clones<scalar_t, kWd, kMom, kFirst, kNest>,
                              sgd_loop<scalar_t, kWd, kMom, kFirst, kNest>);
         };
-        with_l2_decay(wd_kind, [&](auto wd) {
+        with_weight_decay(wd_kind == kL2 ? kL2 : kNoDecay, [&](auto wd) {
           if (!use_momentum) {
             go(wd, std::false_type{}, std::false_type{}, std::false_type{});
             return;
