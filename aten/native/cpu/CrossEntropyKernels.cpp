@@ -32,6 +32,7 @@
 #include "aten/native/Losses.h"
 #include "aten/native/cpu/CrossEntropyColumns.h"
 #include "aten/native/cpu/CrossEntropyFewClasses.h"
+#include "aten/native/cpu/CrossEntropyProbRowsVec.h"  // the probability / smoothing rows without AVX-512
 #include "aten/native/cpu/CrossEntropyRowsAvx512.h"
 #include "aten/native/cpu/CrossEntropyRowsVec.h"
 #include "aten/native/cpu/SoftmaxRowsAvx512.h"  // the forward's max / log-sum and weighted-sum rows (no stores)
@@ -145,29 +146,38 @@ bool backward_row_avx512(const float* x, float* gi, int64_t n, float lse, float 
   return true;
 }
 
-// sum_c q_c * (-log_softmax(x)_c), q_c = (w ? w_c : 1) * (p ? a * p_c + b : 1), by the AVX-512 row where there is
-// one (a contiguous float32 row), else nullopt.
+// sum_c q_c * (-log_softmax(x)_c), q_c = (w ? w_c : 1) * (p ? a * p_c + b : 1), by the AVX-512 row or (other CPUs)
+// the vector-type row where there is one (a contiguous float32 row), else nullopt.
 std::optional<double> weighted_row_avx512(const double*, const double*, const double*, int64_t, double, double, double,
                                           double) {
   return std::nullopt;
 }
 std::optional<double> weighted_row_avx512(const float* x, const float* w, const float* p, int64_t n, float mx,
                                           float log_sum, double a, double b) {
-  if (!softmax_rows_avx512() || n <= 0) return std::nullopt;
+  if (n <= 0) return std::nullopt;
   float q_sum;
-  return cross_entropy_weighted_row_f32_avx512(x, w, p, n, mx, log_sum, static_cast<float>(a), static_cast<float>(b),
-                                               &q_sum);
+  if (softmax_rows_avx512())
+    return cross_entropy_weighted_row_f32_avx512(x, w, p, n, mx, log_sum, static_cast<float>(a), static_cast<float>(b),
+                                                 &q_sum);
+  if (!softmax_rows_vec()) return std::nullopt;
+  return cross_entropy_weighted_row_f32_vec(x, w, p, n, mx, log_sum, static_cast<float>(a), static_cast<float>(b),
+                                            &q_sum);
 }
 
-// A probability-target gradient row by the AVX-512 kernel, where there is one for the dtype and CPU.
+// A probability-target gradient row by the AVX-512 kernel or (other CPUs) the vector-type row, where there is one
+// for the dtype.
 bool prob_backward_row_avx512(const double*, const double*, const double*, double*, int64_t, double, double, double,
                               double, double, bool) {
   return false;
 }
 bool prob_backward_row_avx512(const float* x, const float* p, const float* w, float* gi, int64_t n, float lse,
                               float lse_lo, float g, float a, float b, bool stream) {
-  if (!cross_entropy_rows_avx512()) return false;
-  cross_entropy_prob_grad_row_f32(x, p, w, gi, n, lse, lse_lo, g, a, b, stream);
+  if (cross_entropy_rows_avx512()) {
+    cross_entropy_prob_grad_row_f32(x, p, w, gi, n, lse, lse_lo, g, a, b, stream);
+    return true;
+  }
+  if (!softmax_rows_vec()) return false;
+  cross_entropy_prob_grad_row_f32_vec(x, p, w, gi, n, lse, lse_lo, g, a, b, stream);
   return true;
 }
 
