@@ -35,6 +35,10 @@ InstrKind kind_of(const Node& n, const PrimOp** prim) {
       n.outputs().size() == n.inputs().size() - 2)
     return InstrKind::Loop;
   if (k == "prim::FusionGroup") return InstrKind::Fusion;
+  if (k == "prim::Enter" && n.inputs().size() == 1 && n.outputs().empty() && n.blocks().size() == 1 &&
+      n.blocks()[0]->inputs().size() == 1 && n.blocks()[0]->outputs().empty())
+    return InstrKind::Enter;
+  if (k == "prim::Exit" && n.inputs().empty() && n.outputs().empty() && n.blocks().empty()) return InstrKind::Exit;
   if (const PrimOp* p = find_prim(k); p && prim_shape_error(*p, n.inputs().size(), n.outputs().size()).empty()) {
     *prim = p;
     return InstrKind::Prim;

@@ -31,6 +31,8 @@ enum class InstrKind : uint8_t {
   If,              // blocks: then, else
   Loop,            // block: the body
   Fusion,          // prim::FusionGroup (FusionExecutor.h)
+  Enter,           // prim::Enter(ctx): notes the `with` block entered and its exit block (run if an error leaves it)
+  Exit,            // prim::Exit: forgets the innermost entered block
   Generic,         // anything else: the node-at-a-time path, which raises what cannot run
   Undefined,       // reads a value not defined before it: raises when reached
 };

@@ -50,10 +50,12 @@ std::vector<IValue> execute(const Node& n, Stack& stack) {
   throw NotImplementedError(str("jit: the interpreter cannot run a ", k, " node"));
 }
 
-// One call's registers and operand stack.
+// One call's registers and operand stack, and the `with` blocks entered and not exited: each one's exit
+// block (compiled id) and the value prim::Enter gave it (the context object, or the grad mode to restore).
 struct Frame {
   std::vector<IValue> regs;
   Stack stack;
+  std::vector<std::pair<uint32_t, IValue>> entered;
 };
 
 inline void push(const Code& c, Frame& f, uint32_t operand) {
@@ -259,6 +261,13 @@ inline void run_instr(const Code& c, const Instr& ins, Frame& f) {
       set_outputs(c, f, ins, carried);
       break;
     }
+    case InstrKind::Enter:
+      f.entered.emplace_back(c.block_ids[ins.blocks], std::move(stack[0]));
+      break;
+    case InstrKind::Exit:
+      TL_CHECK(!f.entered.empty(), "jit: prim::Exit without a prim::Enter");
+      f.entered.pop_back();
+      break;
     case InstrKind::Fusion: {
       std::vector<IValue> outs = run_fusion_group(*ins.node, std::move(stack));
       stack = Stack();
@@ -317,6 +326,21 @@ void run_block(const Code& c, uint32_t id, Frame& f, std::vector<IValue>* result
   }
 }
 
+// An error leaves the graph: as torch's interpreter, the exit of every `with` block entered and not exited
+// runs, innermost first, before the error goes on; an error of an exit is ignored (torch ignores it too).
+void run_exits(const Code& c, Frame& f) {
+  while (!f.entered.empty()) {
+    auto [id, ctx] = std::move(f.entered.back());
+    f.entered.pop_back();
+    f.regs[c.regs[c.blocks[id].in]] = std::move(ctx);
+    std::vector<IValue> none;
+    try {
+      run_block<false>(c, id, f, &none);
+    } catch (...) {
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<IValue> run_graph(const Graph& graph, std::vector<IValue> inputs) {
@@ -331,10 +355,15 @@ std::vector<IValue> run_graph(const Graph& graph, std::vector<IValue> inputs) {
   for (uint32_t k = 0; k < top.n_in; ++k) f.regs[c.regs[top.in + k]] = std::move(inputs[k]);
   std::vector<IValue> results;
   results.reserve(top.n_out);
-  if (instruction_profiling()) {
-    run_block<true>(c, 0, f, &results);
-  } else {
-    run_block<false>(c, 0, f, &results);
+  try {
+    if (instruction_profiling()) {
+      run_block<true>(c, 0, f, &results);
+    } else {
+      run_block<false>(c, 0, f, &results);
+    }
+  } catch (...) {
+    if (!f.entered.empty()) run_exits(c, f);
+    throw;
   }
   return results;
 }

@@ -728,7 +728,9 @@ class GraphReader {
       if (nb) bad("an operator node has no blocks");
       return;
     }
-    if (k != "prim::If" && k != "prim::Loop" && nb) bad("it cannot have blocks");
+    if (k != "prim::If" && k != "prim::Loop" && k != "prim::Enter" && nb) bad("it cannot have blocks");
+    if (k == "prim::Enter" && (nb != 1 || n.blocks()[0]->inputs().size() != 1 || !n.blocks()[0]->outputs().empty()))
+      bad("one block taking the context and giving nothing expected");
     if (const PrimOp* prim = find_prim(k)) {
       std::string why = prim_shape_error(*prim, ins, outs);
       if (!why.empty()) in_.fail(str("malformed ", k, " node: ", why));

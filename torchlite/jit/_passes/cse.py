@@ -75,9 +75,11 @@ def _run(block, db, scopes, floor, barriers) -> int:
     for node in block.nodes():
         barrier = barriers and _has_barrier(node)
         for sub in node.blocks():
-            # a loop body runs again after its own barrier: it starts from nothing known
-            merged += _run(sub, db, scopes, len(scopes) if barrier and node.kind() == "prim::Loop" else floor,
-                           barriers)
+            # a loop body runs again after its own barrier: it starts from nothing known; so does a `with`
+            # block's exit (prim::Enter's block), which runs when an error leaves the block, when values of the
+            # graph it could share may be gone
+            fresh = node.kind() == "prim::Enter" or (barrier and node.kind() == "prim::Loop")
+            merged += _run(sub, db, scopes, len(scopes) if fresh else floor, barriers)
         if barrier:
             scopes[-1].clear()
             floor = len(scopes) - 1
