@@ -416,6 +416,7 @@ def _script_module(module):
 
 from torchlite.jit._enum_archive import enum_table  # noqa: E402
 from torchlite.jit import _object_attributes  # noqa: E402
+from torchlite.jit._attribute_cast import cast_attribute  # noqa: E402
 from torchlite.jit._script_copy import script_copy  # noqa: E402
 from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
 
@@ -542,6 +543,10 @@ class ScriptedModule(_TracedModule):
                 and name not in self.__dict__:
             if _object_attributes.type_of(original, name) is not None:
                 value = _object_attributes.from_python(original, name, value)
+            else:
+                t = self.__dict__["_attrs"].type_of(original, name)
+                if t is not None:  # an attribute compiled code assigns: cast to its type, as torch
+                    value = cast_attribute(name, t, value)
             original.__dict__[name] = value  # the module's own attribute, which compiled code reads
             return
         super().__setattr__(name, value)
