@@ -55,6 +55,7 @@ struct Instr {
   uint32_t drop = 0, n_drop = 0;      // Code::regs: cleared after the instruction
   uint32_t blocks = 0, n_blocks = 0;  // Code::block_ids
   uint32_t error = 0;                 // Undefined: index into Code::errors
+  int32_t cls = -1;                   // TupleConstruct of a named tuple: its class, index into Code::classes
 };
 
 struct CodeBlock {
@@ -72,6 +73,7 @@ struct Code {
   std::vector<uint32_t> regs;
   std::vector<IValue> constants;
   std::vector<std::string> errors;
+  std::vector<std::string> classes;  // named tuples' classes (the tags of the tuples they make)
   uint32_t n_regs = 0;
   size_t n_inputs = 0;
 };

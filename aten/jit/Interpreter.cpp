@@ -23,7 +23,12 @@ std::vector<IValue> execute(const Node& n, Stack& stack) {
   }
   if (k == "prim::Constant") return {n.hasAttribute("value") ? n.attr("value") : IValue()};
   if (k == "prim::ListConstruct") return {IValue::list(std::move(stack))};
-  if (k == "prim::TupleConstruct") return {IValue::tuple(std::move(stack))};
+  if (k == "prim::TupleConstruct") {
+    const TypePtr& t = n.outputs().size() == 1 ? n.output()->type() : nullptr;
+    if (t && t->kind == Type::Kind::Tuple && !t->fields.empty() && !t->name.empty())
+      return {IValue::named_tuple(t->name, std::move(stack))};
+    return {IValue::tuple(std::move(stack))};
+  }
   if (k == "prim::TupleUnpack" || k == "prim::ListUnpack") {
     TL_CHECK(stack.size() == 1, "jit: ", k, " takes one input");
     std::vector<IValue> elems = stack[0].toListRef();
@@ -228,10 +233,12 @@ inline void run_instr(const Code& c, const Instr& ins, Frame& f) {
       f.regs[c.regs[ins.out]] = IValue::list(std::vector<IValue>(std::make_move_iterator(stack.begin()),
                                                                  std::make_move_iterator(stack.end())));
       break;
-    case InstrKind::TupleConstruct:
-      f.regs[c.regs[ins.out]] = IValue::tuple(std::vector<IValue>(std::make_move_iterator(stack.begin()),
-                                                                  std::make_move_iterator(stack.end())));
+    case InstrKind::TupleConstruct: {
+      std::vector<IValue> elems(std::make_move_iterator(stack.begin()), std::make_move_iterator(stack.end()));
+      f.regs[c.regs[ins.out]] = ins.cls < 0 ? IValue::tuple(std::move(elems))
+                                            : IValue::named_tuple(c.classes[ins.cls], std::move(elems));
       break;
+    }
     case InstrKind::Unpack: {
       std::vector<IValue> elems = stack[0].toListRef();
       TL_CHECK(elems.size() == ins.n_out, "jit: ", ins.node->kind(), ": expected ", ins.n_out,

@@ -32,7 +32,10 @@ def _attr_key(node):
 
 
 def _key(node):
-    return (node.kind(), node.schema(), tuple(v.unique() for v in node.inputs()), _attr_key(node))
+    key = (node.kind(), node.schema(), tuple(v.unique() for v in node.inputs()), _attr_key(node))
+    if node.kind() == "prim::TupleConstruct":  # named tuples of two classes from the same values are two values
+        key += (node.output().type().class_name(),)
+    return key
 
 
 def _draws(node) -> bool:

@@ -159,7 +159,10 @@ def _to_input(value, t):
         return value
     if t.kind == "float" and type(value) is int:  # (an int inside a container for a float: a float, as torch)
         return float(value)
-    if t.kind == "Union":  # converted as the first member it is
+    if t.kind == "Union":  # converted as its own named-tuple class, or the first member it is
+        for m in t.elems:
+            if m.kind == "Tuple" and m.cls is not None and type(value) is m.cls:
+                return _to_input(value, m)
         for m in t.elems:
             if _fits(value, m):
                 return _to_input(value, m)
@@ -175,7 +178,9 @@ def _to_input(value, t):
     if t.kind in ("List", "Tuple") and isinstance(value, (list, tuple)) and any(_converted(e) for e in t.elems):
         elems = t.elems if t.kind == "Tuple" else [t.elems[0]] * len(value)
         out = [_to_input(v, e) for v, e in zip(value, elems)]
-        return out if t.kind == "List" else tuple(out)
+        if t.kind == "List":
+            return out
+        return t.cls(*out) if t.cls is not None else tuple(out)  # a named tuple stays its class (its tag)
     if t.kind == "Optional" and value is not None:
         return _to_input(value, t.elems[0])
     if t.kind == "Object" and isinstance(value, t.cls):
