@@ -129,3 +129,48 @@ def test_cast_values_reach_the_graph_as_torch():
             m.count = 2.5
         assert m.count == 2  # unchanged by the refused value
     assert got["torchlite"] == got["torch"] == [("int", 2), ("float", 6.0), [("int", 2)]]
+
+
+def make_nested(lib):
+    class Sub(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+
+        def forward(self, x):
+            self.count += 1
+            return x * self.count
+
+    class Top(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.sub = Sub()
+
+        def forward(self, x):
+            return self.sub(x)
+    return Top()
+
+
+def nested_story(lib):
+    s = lib.jit.script(make_nested(lib))
+    story = [s(lib.ones(1)).tolist()]
+    for v in (1.5, True, "x", 4):
+        try:
+            s.sub.count = v
+            story.append(plain(s.sub.count))
+        except RuntimeError as e:
+            story.append(str(e).replace("torchlite._tensor.Tensor", "torch.Tensor"))
+    story.append(s(lib.ones(1)).tolist())
+    s.eval()  # compiled again for the other mode: the cast stays
+    story.append(s(lib.ones(1)).tolist())
+    try:
+        s.sub.count = 2.5
+    except RuntimeError as e:
+        story.append(str(e)[:45])
+    return story
+
+
+def test_submodule_attribute_cast_as_torch():
+    assert nested_story(tl) == nested_story(torch)
+    s = tl.jit.script(make_nested(tl))
+    assert type(s.sub).__name__ == "Sub" and type(s.sub).__qualname__ == "make_nested.<locals>.Sub"

@@ -116,3 +116,49 @@ def cast_attribute(name, t, value):
         return _cast(value, t)
     except _CastError as e:
         raise RuntimeError(f"Could not cast attribute '{name}' to type {_py_type_str(t)}: {e}") from None
+
+
+# `scripted.sub.count = v`: a submodule of a scripted module is the plain copy of the user's class (the scripted
+# module's own __setattr__ casts only its own attributes). So each submodule copy with attributes compiled code
+# assigns becomes an instance of a subclass (made once per class and attributes; the class's name, module and
+# qualified name kept) with a property per attribute: reads give the value, writes cast it as above.
+_checked = {}
+
+
+def check_submodules(root, attrs):
+    """Gives the submodules of `root` (a scripted module's copy) with assigned attributes (attrs: AttributeState)
+    their casting subclass; attributes holding TorchScript class instances are _object_attributes.py's."""
+    from torchlite.jit import _object_attributes
+
+    by_module = {}
+    for (mid, name), t in attrs.types.items():
+        m = attrs.modules.get(mid)
+        if m is None or m is root or _object_attributes.type_of(m, name) is not None:
+            continue
+        by_module.setdefault(mid, (m, {}))[1][name] = t
+    for m, types in by_module.values():
+        have = type(m).__dict__.get("_jit_attribute_types", {})
+        if any(repr(have.get(n)) != repr(t) for n, t in types.items()):
+            m.__class__ = _casting(type(m), {**have, **types})
+
+
+def _casting(cls, types):
+    base = cls.__dict__.get("_jit_attribute_base", cls)
+    key = (base, tuple(sorted((n, repr(t)) for n, t in types.items())))
+    view = _checked.get(key)
+    if view is None:
+        def prop(name):
+            def get(self):
+                try:
+                    return self.__dict__[name]
+                except KeyError:
+                    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'") from None
+
+            def set_(self, value):
+                self.__dict__[name] = cast_attribute(name, type(self)._jit_attribute_types[name], value)
+            return property(get, set_)
+        ns = {n: prop(n) for n in types}
+        ns.update(__module__=base.__module__, __qualname__=base.__qualname__, _jit_attribute_types=dict(types),
+                  _jit_attribute_base=base)
+        view = _checked[key] = type(base.__name__, (base,), ns)
+    return view

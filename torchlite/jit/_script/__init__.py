@@ -421,7 +421,7 @@ def _script_module(module):
 
 from torchlite.jit._enum_archive import enum_table  # noqa: E402
 from torchlite.jit import _object_attributes  # noqa: E402
-from torchlite.jit._attribute_cast import cast_attribute  # noqa: E402
+from torchlite.jit._attribute_cast import cast_attribute, check_submodules  # noqa: E402
 from torchlite.jit._script_copy import script_copy  # noqa: E402
 from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
 
@@ -498,6 +498,7 @@ class ScriptedModule(_TracedModule):
                 module.training = saved
             if grew:  # graphs of other modes read attributes now known to be assigned as constants
                 cache.clear()
+            check_submodules(module, self.__dict__["_attrs"])  # `scripted.sub.count = v` cast as torch
             sync = self._state_sync(found)
             found["$sync"] = sync = sync if sync else None  # None: nothing to keep in step (the common case)
             found["$forward"] = found["forward"] + (sync,)  # what a call reads, in one lookup
