@@ -4,12 +4,17 @@ where torch runs the program (named tuples made in script, returned, in lists, t
 and against Python where torch 2.13 cannot (it refuses a named tuple passed from Python for a Union argument,
 and a Union of two classes with the same field types fails its own internal assert)."""
 import io
+import subprocess
+import sys
+from pathlib import Path
 from typing import List, NamedTuple, Optional, Union
 
 import pytest
 import torch
 
 import torchlite as tl
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class A(NamedTuple):
@@ -139,3 +144,21 @@ def test_loaded_module_takes_tagged_arguments():
     buf.seek(0)
     loaded = tl.jit.load(buf)
     assert [loaded(A(7, 1)), loaded(C(7, 1))] == [7, 700]
+
+
+def test_fresh_process_tells_classes_apart(tmp_path):
+    """A module loaded in a process that never compiled A or C: arguments of the user's classes are matched by
+    class name, and the results are the same."""
+    class Take(tl.nn.Module):
+        def forward(self, v: Union[A, C]) -> int:
+            return same_fields(v)
+    path = tmp_path / "take.pt"
+    tl.jit.save(tl.jit.script(Take()), str(path))
+    code = (f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'tests')!r}]\n"
+            "import torchlite as tl\n"
+            "from test_jit_union_named_tuples import A, C\n"
+            f"m = tl.jit.load({str(path)!r})\n"
+            "print(m(A(7, 1)), m(C(7, 1)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["7", "700"]

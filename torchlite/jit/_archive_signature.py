@@ -186,7 +186,7 @@ def to_graph(v, node):
             return class_for(node[2], node[3])(*items)
         return items
     if k == "union":  # converted as its own named-tuple class, or the first member it fits, as a scripted module
-        mark = type(v).__dict__.get("_torchlite_jit_name")
+        mark = type(v).__dict__.get("_torchlite_jit_name") or _class_name(type(v))
         member = next((m for m in node[1] if m[0] == "tuple" and m[3] and m[2] == mark), None) if mark else None
         member = member or next((m for m in node[1] if fits(v, m)), None)
         return v if member is None else to_graph(v, member)
@@ -196,6 +196,12 @@ def to_graph(v, node):
         from torchlite.jit._script import _object_in, classes
         return _object_in(v, classes.object_type(type(v)))
     return v
+
+
+def _class_name(cls):
+    """A NamedTuple class's TorchScript name (one this process has not compiled: a fresh process's), else None."""
+    from torchlite.jit._script import types as T
+    return T.class_name(cls) if T.is_namedtuple_class(cls) else None
 
 
 def from_graph(v, node):
