@@ -2,6 +2,7 @@
 attribute's type as torch.jit casts it (torch 2.13 runs the same module beside torchlite): the values it takes
 and converts (`True` for an int, an int for a float, a tuple for a list, bytes for a str...) read back as torch's
 and reach the graph; the others raise torch's RuntimeError "Could not cast attribute 'count' to type int: ..."."""
+import io
 from typing import Dict, List, Optional, Tuple
 
 import pytest
@@ -174,3 +175,37 @@ def test_submodule_attribute_cast_as_torch():
     assert nested_story(tl) == nested_story(torch)
     s = tl.jit.script(make_nested(tl))
     assert type(s.sub).__name__ == "Sub" and type(s.sub).__qualname__ == "make_nested.<locals>.Sub"
+
+
+def dict_story(lib):
+    class D(lib.nn.Module):
+        d: Dict[str, int]
+        od: Optional[Dict[str, int]]
+
+        def __init__(self):
+            super().__init__()
+            self.d = {"z": 0}
+            self.od = None
+
+        def forward(self, k: str) -> int:
+            self.d[k] = len(self.d)
+            self.d = {k: self.d[k] + 1, "w": 2}
+            self.od = self.d
+            return len(self.d)
+    s = lib.jit.script(D())
+    story = [s("a"), s.d, s.od]
+    s.d = {"q": 5}
+    story += [s("b"), s.d]
+    buf = io.BytesIO()
+    lib.jit.save(s, buf)
+    buf.seek(0)
+    loaded = lib.jit.load(buf)
+    story += [loaded.d, loaded("c"), loaded.d, loaded.od]
+    loaded.d = {"m": 1}
+    story += [loaded("e"), loaded.d]
+    return story
+
+
+def test_dict_attributes_called_saved_and_loaded_as_torch():
+    # (an assigned Dict attribute went into the interpreter as a Python dict: "cannot convert a Python dict")
+    assert dict_story(tl) == dict_story(torch)

@@ -71,6 +71,14 @@ def _object_in(value, t):
     return obj
 
 
+def _holds_dicts(t):
+    """Whether an assigned attribute of type t holds dicts (converted on each call: _module_state.py), and no
+    TorchScript class instance (the module holds those as Objects already)."""
+    def has(t, kind):
+        return t is not None and (t.kind == kind or any(has(e, kind) for e in t.elems))
+    return has(t, "Dict") and not has(t, "Object")
+
+
 def _converted(t):
     """Whether a value of type t is converted on its way into a graph (a dict to its list form, an Enum member
     to its value, an instance of a TorchScript class to an Object), itself or inside a container."""
@@ -478,7 +486,8 @@ class ScriptedModule(_TracedModule):
         for path, m in root.named_modules(remove_duplicate=False):
             paths.setdefault(id(m), tuple(path.split(".")) if path else ())
         attrs = self.__dict__["_attrs"]
-        entries = [(paths[mid], name, t.kind == "float") for (mid, name), t in attrs.types.items() if mid in paths]
+        entries = [(paths[mid], name, t.kind == "float", t if _holds_dicts(t) else None)
+                   for (mid, name), t in attrs.types.items() if mid in paths]
         return StateSync(root, entries, [g for g, _ in found.values()])
 
     def _compiled(self):
