@@ -1,0 +1,239 @@
+// Winograd F(m, r) for stride-1 1-d convolutions (Conv1dWinograd.h). Per image and group the output is
+// computed in chunks of TC tiles of m positions each, a chunk's buffers staying in L2:
+//   1. the chunk's input rows are split by phase, ph[ci][q][s] = xpad[(t0 + s) * m + q] (zero outside the
+//      input: the padding costs no copy), so that tile s's j-th input is ph[ci][j % m][s + j / m] and the
+//      input transform reads whole vectors of tiles;
+//   2. V[X][ci][s] = sum_j B^T[X][j] * (tile s's input j)   (n = m + r - 1 rows X);
+//   3. n products Mx[X] (out x TC) = U[X] (out x in) @ V[X] (in x TC), U = the weight transformed by G
+//      once per call (in double, rounded once);
+//   4. out[co][(t0 + s) * m + i] = bias + sum_X A^T[i][X] * Mx[X][co][s].
+// Steps 1, 2 and 4 work on 8 tiles at a time in GCC vector types (compiled per ISA); the transforms'
+// coefficients are compile-time constants (Conv1dWinogradTables.h), so zero terms are not computed.
+// Steps 1 and 4 are (de)interleavings of m rows, done with shuffles for m = 2 and 4.
+#include "aten/native/cpu/Conv1dWinograd.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "aten/core/Parallel.h"
+#include "aten/native/cpu/Conv1dWinogradTables.h"
+#include "aten/native/cpu/GemmOrLoop.h"
+#include "aten/native/cpu/Vectorize.h"
+
+// The vector helpers are always inlined into the per-ISA clones: their baseline ABI never applies.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace tl::native {
+
+namespace {
+
+using winograd1d::Tables;
+
+typedef float v8 __attribute__((vector_size(32)));
+typedef int32_t i8 __attribute__((vector_size(32)));
+constexpr int64_t kLanes = 8;
+
+TL_ALWAYS_INLINE v8 load8(const float* p) {
+  v8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+TL_ALWAYS_INLINE void store8(float* p, v8 v) { std::memcpy(p, &v, sizeof v); }
+
+// Sum over j of C[j] * value(j), C a row of compile-time constants: zero terms are not emitted, and
+// the -0.0 start folds away (-0.0 + v == v for every v).
+template <typename Row, int... J, typename F>
+TL_ALWAYS_INLINE v8 dot_row(const Row& c, std::integer_sequence<int, J...>, F value) {
+  v8 acc = v8{} - 0.0f;
+  ((c[J] != 0.0f ? (void)(acc += c[J] * value(J)) : (void)0), ...);
+  return acc;
+}
+
+// 8 tiles of M consecutive values (32 or 16 floats at p) -> one vector per phase, and back.
+template <int M>
+TL_ALWAYS_INLINE void deinterleave(const float* p, v8* ph);
+template <int M>
+TL_ALWAYS_INLINE void interleave(const v8* y, float* p);
+
+template <>
+TL_ALWAYS_INLINE void deinterleave<2>(const float* p, v8* ph) {
+  const v8 a = load8(p), b = load8(p + 8);
+  ph[0] = __builtin_shuffle(a, b, i8{0, 2, 4, 6, 8, 10, 12, 14});
+  ph[1] = __builtin_shuffle(a, b, i8{1, 3, 5, 7, 9, 11, 13, 15});
+}
+template <>
+TL_ALWAYS_INLINE void deinterleave<4>(const float* p, v8* ph) {
+  const v8 a = load8(p), b = load8(p + 8), c = load8(p + 16), d = load8(p + 24);
+  const v8 ab01 = __builtin_shuffle(a, b, i8{0, 4, 8, 12, 1, 5, 9, 13});
+  const v8 cd01 = __builtin_shuffle(c, d, i8{0, 4, 8, 12, 1, 5, 9, 13});
+  const v8 ab23 = __builtin_shuffle(a, b, i8{2, 6, 10, 14, 3, 7, 11, 15});
+  const v8 cd23 = __builtin_shuffle(c, d, i8{2, 6, 10, 14, 3, 7, 11, 15});
+  ph[0] = __builtin_shuffle(ab01, cd01, i8{0, 1, 2, 3, 8, 9, 10, 11});
+  ph[1] = __builtin_shuffle(ab01, cd01, i8{4, 5, 6, 7, 12, 13, 14, 15});
+  ph[2] = __builtin_shuffle(ab23, cd23, i8{0, 1, 2, 3, 8, 9, 10, 11});
+  ph[3] = __builtin_shuffle(ab23, cd23, i8{4, 5, 6, 7, 12, 13, 14, 15});
+}
+template <>
+TL_ALWAYS_INLINE void interleave<2>(const v8* y, float* p) {
+  store8(p, __builtin_shuffle(y[0], y[1], i8{0, 8, 1, 9, 2, 10, 3, 11}));
+  store8(p + 8, __builtin_shuffle(y[0], y[1], i8{4, 12, 5, 13, 6, 14, 7, 15}));
+}
+template <>
+TL_ALWAYS_INLINE void interleave<4>(const v8* y, float* p) {
+  const v8 lo01 = __builtin_shuffle(y[0], y[1], i8{0, 8, 1, 9, 2, 10, 3, 11});
+  const v8 hi01 = __builtin_shuffle(y[0], y[1], i8{4, 12, 5, 13, 6, 14, 7, 15});
+  const v8 lo23 = __builtin_shuffle(y[2], y[3], i8{0, 8, 1, 9, 2, 10, 3, 11});
+  const v8 hi23 = __builtin_shuffle(y[2], y[3], i8{4, 12, 5, 13, 6, 14, 7, 15});
+  store8(p, __builtin_shuffle(lo01, lo23, i8{0, 1, 8, 9, 2, 3, 10, 11}));
+  store8(p + 8, __builtin_shuffle(lo01, lo23, i8{4, 5, 12, 13, 6, 7, 14, 15}));
+  store8(p + 16, __builtin_shuffle(hi01, hi23, i8{0, 1, 8, 9, 2, 3, 10, 11}));
+  store8(p + 24, __builtin_shuffle(hi01, hi23, i8{4, 5, 12, 13, 6, 7, 14, 15}));
+}
+
+template <int M, int R>
+struct Winograd {
+  using Tb = Tables<M, R>;
+  static constexpr int N = Tb::N;
+  static constexpr int E = (N - 1) / M;  // phase entries past a chunk's tiles that its last tiles read
+
+  // Step 1 for one input row: ph[q * len + s] = x[start + s * M + q] for s < count (a multiple of 8),
+  // zero outside [0, Lin).
+  static TL_ALWAYS_INLINE void phases(const float* x, int64_t Lin, int64_t start, int64_t count, int64_t len,
+                                      float* ph) {
+    for (int64_t s = 0; s < count; s += kLanes) {
+      const int64_t first = start + s * M, last = first + kLanes * M;  // positions [first, last)
+      if (first >= 0 && last <= Lin) {
+        v8 q[M];
+        deinterleave<M>(x + first, q);
+        for (int i = 0; i < M; ++i) store8(ph + i * len + s, q[i]);
+      } else {
+        for (int64_t l = 0; l < kLanes; ++l)
+          for (int i = 0; i < M; ++i) {
+            const int64_t pos = first + l * M + i;
+            ph[i * len + s + l] = pos >= 0 && pos < Lin ? x[pos] : 0.0f;
+          }
+      }
+    }
+  }
+
+  // Step 2 for one input channel, 8 tiles: v[X * vstride] for every row X.
+  template <int... X>
+  static TL_ALWAYS_INLINE void input_tiles(const float* ph, int64_t len, float* v, int64_t vstride,
+                                           std::integer_sequence<int, X...>) {
+    v8 d[N];
+    for (int j = 0; j < N; ++j) d[j] = load8(ph + (j % M) * len + j / M);
+    (store8(v + X * vstride, dot_row(Tb::BT[X], std::make_integer_sequence<int, N>{}, [&](int j) { return d[j]; })),
+     ...);
+  }
+
+  // Steps 1 and 2 for a chunk: tcv (a multiple of 8) tiles of every input channel.
+  TL_TARGET_CLONES static void input_transform(const float* x, int64_t Lin, int64_t start, int64_t cin, float* ph,
+                                               int64_t len, float* v, int64_t tcmax, int64_t tcv) {
+    for (int64_t ci = 0; ci < cin; ++ci) {
+      phases(x + ci * Lin, Lin, start, tcv + kLanes * ((E + kLanes - 1) / kLanes), len, ph);
+      for (int64_t s = 0; s < tcv; s += kLanes)
+        input_tiles(ph + s, len, v + ci * tcmax + s, cin * tcmax, std::make_integer_sequence<int, N>{});
+    }
+  }
+
+  // Step 4: out[co][s * M + i] for the chunk's tiles; tiles past `valid` positions go through `tail`.
+  template <int... I>
+  static TL_ALWAYS_INLINE void output_tiles(const float* mx, int64_t xstride, v8 b, float* o,
+                                            std::integer_sequence<int, I...>) {
+    v8 m[N];
+    for (int x = 0; x < N; ++x) m[x] = load8(mx + x * xstride);
+    const v8 y[M] = {b + dot_row(Tb::AT[I], std::make_integer_sequence<int, N>{}, [&](int x) { return m[x]; })...};
+    interleave<M>(y, o);
+  }
+  TL_TARGET_CLONES static void output_transform(const float* mx, int64_t xstride, int64_t tcmax, int64_t cout,
+                                                const float* bias, float* out, int64_t Lout, int64_t first,
+                                                int64_t tcv, float* tail) {
+    const int64_t valid = std::min<int64_t>(tcv * M, Lout - first);
+    for (int64_t co = 0; co < cout; ++co) {
+      const v8 b = v8{} + (bias ? bias[co] : 0.0f);
+      float* o = valid == tcv * M ? out + co * Lout + first : tail;
+      for (int64_t s = 0; s < tcv; s += kLanes)
+        output_tiles(mx + co * tcmax + s, xstride, b, o + s * M, std::make_integer_sequence<int, M>{});
+      if (o == tail) std::copy(tail, tail + valid, out + co * Lout + first);
+    }
+  }
+
+  static int64_t chunk_tiles() {
+    static const int64_t tc = [] {
+      const char* e = std::getenv("TORCHLITE_WINO_TC");
+      return e ? std::max<int64_t>(8, std::atoll(e) / 8 * 8) : int64_t(128);
+    }();
+    return tc;
+  }
+
+  static void run(const float* w, const float* x, const float* bias, float* out, const Conv1dProblem& pb) {
+    const int64_t G = pb.groups, cin = pb.in_channels / G, cout = pb.out_channels / G;
+    const int64_t Lin = pb.length_in, Lout = pb.length_out, p = pb.padding;
+    const int64_t tiles = (Lout + M - 1) / M;
+    const int64_t TC = std::min(chunk_tiles(), (tiles + kLanes - 1) / kLanes * kLanes);
+    const int64_t chunks = (tiles + TC - 1) / TC;
+    // U[g][X] = G[X] applied to the taps of each (co, ci): (cout x cin) matrices.
+    std::vector<float> u(static_cast<size_t>(G * N * cout * cin));
+    for (int64_t g = 0; g < G; ++g)
+      for (int64_t co = 0; co < cout; ++co)
+        for (int64_t ci = 0; ci < cin; ++ci) {
+          const float* taps = w + ((g * cout + co) * cin + ci) * R;
+          for (int X = 0; X < N; ++X) {
+            double acc = 0.0;
+            for (int k = 0; k < R; ++k) acc += Tb::G[X][k] * static_cast<double>(taps[k]);
+            u[static_cast<size_t>(((g * N + X) * cout + co) * cin + ci)] = static_cast<float>(acc);
+          }
+        }
+    const int64_t len = TC + kLanes * ((E + kLanes - 1) / kLanes);
+    static const int skip = [] { const char* e = std::getenv("TORCHLITE_WINO_SKIP"); return e ? std::atoi(e) : 0; }();  // TEMP
+    parallel_for(0, pb.batch * G * chunks, 1, [&](int64_t i0, int64_t i1) {
+      std::vector<float> ph(static_cast<size_t>(M * len)), v(static_cast<size_t>(N * cin * TC)),
+          mx(static_cast<size_t>(N * cout * TC)), tail(static_cast<size_t>(TC * M));
+      for (int64_t item = i0; item < i1; ++item) {
+        const int64_t c = item % chunks, ng = item / chunks, g = ng % G, n = ng / G;
+        const int64_t t0 = c * TC, tcv = std::min(TC, (tiles - t0 + kLanes - 1) / kLanes * kLanes);
+        if (!(skip & 2)) input_transform(x + (n * pb.in_channels + g * cin) * Lin, Lin, t0 * M - p, cin, ph.data(), len, v.data(), TC, tcv);
+        if (!(skip & 4)) for (int X = 0; X < N; ++X)
+          gemm_or_loop<float>(false, false, cout, tcv, cin, u.data() + (g * N + X) * cout * cin, cin,
+                              v.data() + X * cin * TC, TC, false, mx.data() + X * cout * TC, TC);
+        if (!(skip & 8)) output_transform(mx.data(), cout * TC, TC, cout, bias ? bias + g * cout : nullptr,
+                         out + (n * pb.out_channels + g * cout) * Lout, Lout, t0 * M, tcv, tail.data());
+      }
+    });
+  }
+};
+
+int winograd_m(int64_t k) {
+  if (k == 5) {
+    static const int m = [] {
+      const char* e = std::getenv("TORCHLITE_WINO_M");
+      return e ? std::atoi(e) : 4;
+    }();
+    return m;
+  }
+  return k == 3 ? 4 : 2;
+}
+
+}  // namespace
+
+bool conv1d_winograd_ok(const Conv1dProblem& pb) {
+  if (std::getenv("TORCHLITE_WINO_OFF")) return false;
+  if (pb.kernel != 3 && pb.kernel != 5 && pb.kernel != 7) return false;
+  const int64_t cin = pb.in_channels / pb.groups, cout = pb.out_channels / pb.groups;
+  return cin >= 16 && cout >= 16 && pb.length_out >= 4 * winograd_m(pb.kernel);
+}
+
+void conv1d_winograd(const float* w, const float* x, const float* bias, float* out, const Conv1dProblem& pb) {
+  switch (pb.kernel * 10 + winograd_m(pb.kernel)) {
+    case 34: return Winograd<4, 3>::run(w, x, bias, out, pb);
+    case 52: return Winograd<2, 5>::run(w, x, bias, out, pb);
+    case 54: return Winograd<4, 5>::run(w, x, bias, out, pb);
+    case 72: return Winograd<2, 7>::run(w, x, bias, out, pb);
+    default: break;
+  }
+}
+
+}  // namespace tl::native
