@@ -9,7 +9,7 @@
 //   4. out[co][(t0 + s) * m + i] = bias + sum_X A^T[i][X] * Mx[X][co][s].
 // Steps 1, 2 and 4 work on 8 tiles at a time in GCC vector types (compiled per ISA); the transforms'
 // coefficients are compile-time constants (Conv1dWinogradTables.h), so zero terms are not computed.
-// Steps 1 and 4 are (de)interleavings of m rows, done with shuffles for m = 2 and 4.
+// Steps 1 and 4 are (de)interleavings of m rows, done with shuffles (m = 4).
 #include "aten/native/cpu/Conv1dWinograd.h"
 
 #include <algorithm>
@@ -52,18 +52,12 @@ TL_ALWAYS_INLINE v8 dot_row(const Row& c, std::integer_sequence<int, J...>, F va
   return acc;
 }
 
-// 8 tiles of M consecutive values (32 or 16 floats at p) -> one vector per phase, and back.
+// 8 tiles of M consecutive values (8 * M floats at p) -> one vector per phase, and back.
 template <int M>
 TL_ALWAYS_INLINE void deinterleave(const float* p, v8* ph);
 template <int M>
 TL_ALWAYS_INLINE void interleave(const v8* y, float* p);
 
-template <>
-TL_ALWAYS_INLINE void deinterleave<2>(const float* p, v8* ph) {
-  const v8 a = load8(p), b = load8(p + 8);
-  ph[0] = __builtin_shuffle(a, b, i8{0, 2, 4, 6, 8, 10, 12, 14});
-  ph[1] = __builtin_shuffle(a, b, i8{1, 3, 5, 7, 9, 11, 13, 15});
-}
 template <>
 TL_ALWAYS_INLINE void deinterleave<4>(const float* p, v8* ph) {
   const v8 a = load8(p), b = load8(p + 8), c = load8(p + 16), d = load8(p + 24);
@@ -75,11 +69,6 @@ TL_ALWAYS_INLINE void deinterleave<4>(const float* p, v8* ph) {
   ph[1] = __builtin_shuffle(ab01, cd01, i8{4, 5, 6, 7, 12, 13, 14, 15});
   ph[2] = __builtin_shuffle(ab23, cd23, i8{0, 1, 2, 3, 8, 9, 10, 11});
   ph[3] = __builtin_shuffle(ab23, cd23, i8{4, 5, 6, 7, 12, 13, 14, 15});
-}
-template <>
-TL_ALWAYS_INLINE void interleave<2>(const v8* y, float* p) {
-  store8(p, __builtin_shuffle(y[0], y[1], i8{0, 8, 1, 9, 2, 10, 3, 11}));
-  store8(p + 8, __builtin_shuffle(y[0], y[1], i8{4, 12, 5, 13, 6, 14, 7, 15}));
 }
 template <>
 TL_ALWAYS_INLINE void interleave<4>(const v8* y, float* p) {
@@ -161,24 +150,25 @@ struct Winograd {
     }
   }
 
-  static int64_t chunk_tiles() {
-    static const int64_t tc = [] {
-      const char* e = std::getenv("TORCHLITE_WINO_TC");
-      return e ? std::max<int64_t>(8, std::atoll(e) / 8 * 8) : int64_t(128);
-    }();
-    return tc;
+  // Tiles per chunk: V and Mx within ~1.5 MB (L2 and the nearest L3), at most 256 tiles (conv1d 64 -> 128
+  // over 1024 positions, one thread: 256-tile chunks 21-22 ms, 32-192 tiles 23-24 ms; 512 tiles slower on
+  // longer rows).
+  static int64_t chunk_tiles(int64_t cin, int64_t cout) {
+    const int64_t fit = (int64_t(3) << 19) / (N * (cin + cout) * int64_t(sizeof(float)));
+    return std::clamp<int64_t>(fit / kLanes * kLanes, 32, 256);
   }
 
   static void run(const float* w, const float* x, const float* bias, float* out, const Conv1dProblem& pb) {
     const int64_t G = pb.groups, cin = pb.in_channels / G, cout = pb.out_channels / G;
     const int64_t Lin = pb.length_in, Lout = pb.length_out, p = pb.padding;
     const int64_t tiles = (Lout + M - 1) / M;
-    const int64_t TC = std::min(chunk_tiles(), (tiles + kLanes - 1) / kLanes * kLanes);
+    const int64_t TC = std::min(chunk_tiles(cin, cout), (tiles + kLanes - 1) / kLanes * kLanes);
     const int64_t chunks = (tiles + TC - 1) / TC;
     // U[g][X] = G[X] applied to the taps of each (co, ci): (cout x cin) matrices.
     std::vector<float> u(static_cast<size_t>(G * N * cout * cin));
-    for (int64_t g = 0; g < G; ++g)
-      for (int64_t co = 0; co < cout; ++co)
+    parallel_for(0, G * cout, std::max<int64_t>(1, 4096 / cin), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t g = r / cout, co = r % cout;
         for (int64_t ci = 0; ci < cin; ++ci) {
           const float* taps = w + ((g * cout + co) * cin + ci) * R;
           for (int X = 0; X < N; ++X) {
@@ -187,53 +177,39 @@ struct Winograd {
             u[static_cast<size_t>(((g * N + X) * cout + co) * cin + ci)] = static_cast<float>(acc);
           }
         }
+      }
+    });
     const int64_t len = TC + kLanes * ((E + kLanes - 1) / kLanes);
-    static const int skip = [] { const char* e = std::getenv("TORCHLITE_WINO_SKIP"); return e ? std::atoi(e) : 0; }();  // TEMP
     parallel_for(0, pb.batch * G * chunks, 1, [&](int64_t i0, int64_t i1) {
       std::vector<float> ph(static_cast<size_t>(M * len)), v(static_cast<size_t>(N * cin * TC)),
           mx(static_cast<size_t>(N * cout * TC)), tail(static_cast<size_t>(TC * M));
       for (int64_t item = i0; item < i1; ++item) {
         const int64_t c = item % chunks, ng = item / chunks, g = ng % G, n = ng / G;
         const int64_t t0 = c * TC, tcv = std::min(TC, (tiles - t0 + kLanes - 1) / kLanes * kLanes);
-        if (!(skip & 2)) input_transform(x + (n * pb.in_channels + g * cin) * Lin, Lin, t0 * M - p, cin, ph.data(), len, v.data(), TC, tcv);
-        if (!(skip & 4)) for (int X = 0; X < N; ++X)
+        input_transform(x + (n * pb.in_channels + g * cin) * Lin, Lin, t0 * M - p, cin, ph.data(), len, v.data(), TC, tcv);
+        for (int X = 0; X < N; ++X)
           gemm_or_loop<float>(false, false, cout, tcv, cin, u.data() + (g * N + X) * cout * cin, cin,
                               v.data() + X * cin * TC, TC, false, mx.data() + X * cout * TC, TC);
-        if (!(skip & 8)) output_transform(mx.data(), cout * TC, TC, cout, bias ? bias + g * cout : nullptr,
+        output_transform(mx.data(), cout * TC, TC, cout, bias ? bias + g * cout : nullptr,
                          out + (n * pb.out_channels + g * cout) * Lout, Lout, t0 * M, tcv, tail.data());
       }
     });
   }
 };
 
-int winograd_m(int64_t k) {
-  if (k == 5) {
-    static const int m = [] {
-      const char* e = std::getenv("TORCHLITE_WINO_M");
-      return e ? std::atoi(e) : 4;
-    }();
-    return m;
-  }
-  return k == 3 ? 4 : 2;
-}
-
 }  // namespace
 
 bool conv1d_winograd_ok(const Conv1dProblem& pb) {
-  if (std::getenv("TORCHLITE_WINO_OFF")) return false;
-  if (pb.kernel != 3 && pb.kernel != 5 && pb.kernel != 7) return false;
+  if (pb.kernel != 3 && pb.kernel != 5) return false;
   const int64_t cin = pb.in_channels / pb.groups, cout = pb.out_channels / pb.groups;
-  return cin >= 16 && cout >= 16 && pb.length_out >= 4 * winograd_m(pb.kernel);
+  // Below these the transforms cost what the saved multiplications do (one thread, 8 x C x 256: 16 -> 16
+  // channels at parity, 16 -> 32 and 32 -> 32 0.81-0.87 of the shifted products' time; k 3 and 5 alike).
+  return cin >= 16 && cout >= 16 && cin * cout >= 512 && pb.length_out >= 16;
 }
 
 void conv1d_winograd(const float* w, const float* x, const float* bias, float* out, const Conv1dProblem& pb) {
-  switch (pb.kernel * 10 + winograd_m(pb.kernel)) {
-    case 34: return Winograd<4, 3>::run(w, x, bias, out, pb);
-    case 52: return Winograd<2, 5>::run(w, x, bias, out, pb);
-    case 54: return Winograd<4, 5>::run(w, x, bias, out, pb);
-    case 72: return Winograd<2, 7>::run(w, x, bias, out, pb);
-    default: break;
-  }
+  if (pb.kernel == 3) return Winograd<4, 3>::run(w, x, bias, out, pb);
+  if (pb.kernel == 5) return Winograd<4, 5>::run(w, x, bias, out, pb);
 }
 
 }  // namespace tl::native

@@ -406,14 +406,21 @@ void conv1d_shifted(const T* w, const T* x, const T* bias, T* out, const ConvSha
   });
 }
 
-// The Winograd path (Conv1dWinograd.h) for float32 stride-1 undilated conv1d forwards with enough
-// channels: fewer multiplications than the shifted products' (F(4, 5): 0.4 of them).
+// The Winograd path (Conv1dWinograd.h) for float32 stride-1 undilated conv1d forwards with k 3 or 5 and
+// enough channels: 0.4 (k 5) / 0.5 (k 3) of the shifted products' multiplications.
 Conv1dProblem conv1d_problem(const ConvShape& sh) {
   const Geometry& g = sh.g;
   return {sh.batch, sh.groups, sh.img_channels, sh.col_channels, g.img[2], g.col[2], g.k[2], g.p[2]};
 }
-bool winograd_1d(const ConvShape& sh, ScalarType st) {
-  return st == ScalarType::Float32 && sh.g.d[2] == 1 && conv1d_winograd_ok(conv1d_problem(sh));
+template <typename T>
+bool conv1d_winograd_if_ok(const T* w, const T* x, const T* bias, T* out, const ConvShape& sh) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (sh.g.d[2] == 1 && conv1d_winograd_ok(conv1d_problem(sh))) {
+      conv1d_winograd(w, x, bias, out, conv1d_problem(sh));
+      return true;
+    }
+  }
+  return false;
 }
 
 // A stride-1 1-d convolution's input gradient without im2col or col2im: with grad_output zero-padded
@@ -666,10 +673,8 @@ Tensor convolution_kernel(const Tensor& input, const Tensor& weight, const std::
   const Tensor b = bias ? contiguous(*bias) : Tensor();
   TL_DISPATCH_CONV(st, "convolution", [&] {
     const scalar_t* bp = b.defined() ? b.data_ptr<scalar_t>() : nullptr;
-    if (!transposed && sh.nsp == 1 && sh.g.s[2] == 1 && winograd_1d(sh, st)) {
-      conv1d_winograd(reinterpret_cast<const float*>(w.data_ptr<scalar_t>()),
-                      reinterpret_cast<const float*>(x.data_ptr<scalar_t>()), reinterpret_cast<const float*>(bp),
-                      reinterpret_cast<float*>(out.data_ptr<scalar_t>()), conv1d_problem(sh));
+    if (!transposed && sh.nsp == 1 && sh.g.s[2] == 1 &&
+        conv1d_winograd_if_ok(w.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), bp, out.data_ptr<scalar_t>(), sh)) {
     } else if (!transposed && sh.nsp == 1 && sh.g.s[2] == 1) {
       conv1d_shifted<scalar_t>(w.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), bp, out.data_ptr<scalar_t>(), sh);
     } else if (!transposed && conv2d_shifted_ok(sh)) {
