@@ -1,0 +1,135 @@
+"""conv1d's forward paths (ConvolutionKernels.cpp; Conv1dWinograd.cpp) against PyTorch.
+
+float32 stride-1 undilated conv1d with k 3 or 5 and >= 16 channels each way (in * out >= 512, >= 16 output
+positions) runs Winograd F(4, k) (docs/kernels/convolution.md); the others run the shifted products. The cases
+cover both: k 3/5/7, channel counts that are not multiples of 8, lengths 1..2000 (shorter than the kernel too,
+with padding), several chunks per image with a partial last one, padding 0/2/'same', with and without bias,
+float32/float64, non-contiguous inputs, batch 1, unbatched, groups. Results are compared with PyTorch at
+torch.testing's float32/float64 tolerances, and Winograd's error against a float64 reference is bounded by a
+small multiple of PyTorch's own float32 error (N(0, 1) data and data with a large mean).
+"""
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torchlite as tl
+import torchlite.nn.functional as TF
+from tests.conftest import assert_same, from_torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def data(n, cin, cout, length, k, groups=1, dtype=torch.float32, seed=0, mean=0.0):
+    g = torch.Generator().manual_seed(seed)
+    shape = (n, cin, length) if n is not None else (cin, length)
+    x = (torch.randn(shape, generator=g, dtype=torch.float64) + mean).to(dtype)
+    w = (torch.randn(cout, cin // groups, k, generator=g, dtype=torch.float64) / np.sqrt(cin // groups * k)).to(dtype)
+    b = torch.randn(cout, generator=g, dtype=torch.float64).to(dtype)
+    return x, w, b
+
+
+def check(x, w, b, **kw):
+    expected = F.conv1d(x, w, b, **kw)
+    got = TF.conv1d(from_torch(x), from_torch(w), None if b is None else from_torch(b), **kw)
+    assert_same(got, expected)
+
+
+# (batch, in, out, length, k): the first rows take the Winograd path in float32.
+SHAPES = [
+    (2, 17, 33, 101, 5),     # channels not multiples of 8, output not a multiple of 32 positions
+    (3, 24, 40, 2000, 5),    # two chunks of tiles, the second partial
+    (2, 70, 130, 700, 3),    # chunks of fewer tiles (more channels), partial last chunk
+    (1, 16, 32, 16, 3),      # the shortest Winograd row (16 outputs), batch 1
+    (2, 64, 128, 1024, 5),   # the benchmark's shape (fewer images)
+    (2, 19, 30, 200, 7),     # k 7: shifted products
+    (2, 8, 12, 300, 5),      # few channels: shifted products
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("padding", [0, 2, "same"], ids=str)
+@pytest.mark.parametrize("with_bias", [True, False], ids=["bias", "nobias"])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_conv1d_matches_torch(shape, with_bias, padding, dtype):
+    n, cin, cout, length, k = shape
+    x, w, b = data(n, cin, cout, length, k, dtype=dtype, seed=sum(shape))
+    check(x, w, b if with_bias else None, padding=padding)
+
+
+@pytest.mark.parametrize("k", [3, 5, 7])
+@pytest.mark.parametrize("length", [1, 2, 3, 4, 5, 6, 12, 13, 15, 16, 17, 18, 31, 33, 63, 64, 65, 127, 129, 511, 1023,
+                                    1025])
+def test_conv1d_lengths(length, k):
+    x, w, b = data(2, 20, 36, length, k, seed=length + k)
+    # padding k // 2 keeps the output as long as the input, so lengths below the kernel are accepted
+    check(x, w, b, padding=k // 2)
+    if length + 4 >= k:
+        check(x, w, b, padding=2)
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_conv1d_non_contiguous(k):
+    x, w, b = data(3, 40, 48, 300, k, seed=k)
+    full = torch.randn(3, 80, 601, generator=torch.Generator().manual_seed(k))
+    lw = from_torch(w).transpose(0, 1).contiguous().transpose(0, 1)  # the weight in (in, out, k) memory
+    lb = from_torch(torch.randn(96, generator=torch.Generator().manual_seed(k)))[::2]  # strided bias
+    tb = torch.from_numpy(lb.contiguous().numpy())
+    inputs = [
+        (x, from_torch(x).transpose(1, 2).contiguous().transpose(1, 2)),  # channels-last memory
+        (full[:, ::2, ::2], from_torch(full)[:, ::2, ::2]),               # strided channels and positions
+    ]
+    for tx, lx in inputs:
+        assert not lx.is_contiguous() and not lw.is_contiguous() and not lb.is_contiguous()
+        assert_same(TF.conv1d(lx, lw, lb, padding=2), F.conv1d(tx, w, tb, padding=2))
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_conv1d_unbatched_and_groups(k):
+    x, w, b = data(None, 32, 48, 500, k, seed=k)
+    check(x, w, b, padding="same")
+    x, w, b = data(2, 64, 96, 400, k, groups=2, seed=k + 1)  # 32 -> 48 channels per group
+    check(x, w, b, padding=1, groups=2)
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_conv1d_gradients_through_winograd_forward(k):
+    x, w, b = data(2, 24, 40, 130, k, seed=k)
+    tx, tw, tb = (t.clone().requires_grad_() for t in (x, w, b))
+    lx, lw, lb = (from_torch(t).requires_grad_() for t in (x, w, b))
+    ty, ly = F.conv1d(tx, tw, tb, padding=2), TF.conv1d(lx, lw, lb, padding=2)
+    assert_same(ly.detach(), ty.detach())
+    go = torch.randn(ty.shape, generator=torch.Generator().manual_seed(3))
+    ty.backward(go)
+    ly.backward(from_torch(go))
+    assert_same(lx.grad, tx.grad, atol=2e-5, rtol=2e-5)
+    assert_same(lw.grad, tw.grad, atol=1e-4, rtol=2e-5)
+    assert_same(lb.grad, tb.grad, atol=1e-4, rtol=2e-5)
+
+
+@pytest.mark.parametrize("mean", [0.0, 10.0, 100.0])
+@pytest.mark.parametrize("k", [3, 5])
+def test_winograd_error_against_float64(k, mean):
+    """Winograd's float32 error stays within a small multiple of PyTorch's float32 error (measured: max error
+    1.0-1.3x PyTorch's on N(0, 1) data, 0.5-0.6x with a mean of 10 or 100)."""
+    x, w, b = data(4, 64, 128, 1024, k, seed=k, mean=mean)
+    ref = F.conv1d(x.double(), w.double(), b.double(), padding=2)
+    torch_err = (F.conv1d(x, w, b, padding=2).double() - ref).abs()
+    ours = torch.from_numpy(TF.conv1d(from_torch(x), from_torch(w), from_torch(b), padding=2).numpy()).double()
+    err = (ours - ref).abs()
+    assert err.max() <= 2.0 * torch_err.max(), (err.max(), torch_err.max())
+    assert err.pow(2).mean().sqrt() <= 2.0 * torch_err.pow(2).mean().sqrt()
+
+
+def test_winograd_tables_are_the_generators_output():
+    spec = importlib.util.spec_from_file_location("winograd_1d_tables", ROOT / "tools" / "winograd_1d_tables.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    for (m, r), points in gen.CONFIGS.items():
+        gen.check(m, r, *gen.transforms(m, r, points))  # y = A^T [(G g) * (B^T d)] exactly, in rationals
+    assert (ROOT / "aten/native/cpu/Conv1dWinogradTables.h").read_text() == gen.header()
