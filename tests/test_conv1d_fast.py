@@ -132,6 +132,41 @@ def test_winograd_error_against_float64(k, mean, with_bias):
     assert rms <= 2.5 * torch_rms, (rms, torch_rms)
 
 
+@pytest.mark.parametrize("k", [3, 5])
+def test_conv1d_non_finite_inputs_as_torch(k):
+    """An inf or NaN input makes inf/NaN only the outputs whose windows read it (Winograd's transforms would
+    spread it over whole tiles: such chunks are recomputed by the direct sum)."""
+    x, w, b = data(2, 32, 48, 300, k, seed=k)
+    x[0, 3, 100] = float("inf")
+    x[1, 5, 7] = float("nan")
+    x[1, 6, 250] = -float("inf")
+    x[0, 7, 299] = float("inf")
+    check(x, w, b, padding=2)
+    check(x, w, None, padding=0)
+
+
+def test_conv1d_transform_overflow():
+    """Inputs near float32's maximum overflow Winograd's input transform (coefficients up to 21): those chunks
+    are recomputed by the direct sum, so outputs whose windows do not read the huge inputs stay finite and equal
+    PyTorch's, and those that do are finite or not as a float32 sum makes them (the order of a sum near the
+    range's end decides whether a partial sum overflows: PyTorch's overflows at some positions where ours and
+    the float64 result do not)."""
+    x, w, b = data(2, 32, 48, 300, 5, seed=7)
+    x[0, :, 50:60] = 1e38
+    x[1, :, 200:203] = 3e38
+    expected = F.conv1d(x, w, b, padding=2)
+    ref = F.conv1d(x.double(), w.double(), b.double(), padding=2)
+    got = torch.from_numpy(TF.conv1d(from_torch(x), from_torch(w), from_torch(b), padding=2).numpy())
+    touched = torch.zeros_like(got, dtype=torch.bool)
+    touched[0, :, 48:62] = True
+    touched[1, :, 198:205] = True
+    torch.testing.assert_close(got[~touched], expected[~touched])
+    assert (~torch.isfinite(got[touched])).any() and torch.isfinite(got[touched]).any()
+    finite = torch.isfinite(got) & touched
+    scale = F.conv1d(x.double().abs(), w.double().abs(), None, padding=2)  # the sum of |terms| per output
+    assert ((got[finite].double() - ref[finite]).abs() <= 1e-6 * scale[finite]).all()
+
+
 def test_winograd_tables_are_the_generators_output():
     spec = importlib.util.spec_from_file_location("winograd_1d_tables", ROOT / "tools" / "winograd_1d_tables.py")
     gen = importlib.util.module_from_spec(spec)

@@ -128,25 +128,51 @@ struct Winograd {
     }
   }
 
-  // Step 4: out[co][s * M + i] for the chunk's tiles; tiles past `valid` positions go through `tail`.
+  // Step 4: out[co][s * M + i] for the chunk's tiles; tiles past `valid` positions go through `tail`. `chk`
+  // collects y * 0, NaN where an output is not finite.
   template <int... I>
-  static TL_ALWAYS_INLINE void output_tiles(const float* mx, int64_t xstride, v8 b, float* o,
+  static TL_ALWAYS_INLINE void output_tiles(const float* mx, int64_t xstride, v8 b, float* o, v8& chk,
                                             std::integer_sequence<int, I...>) {
     v8 m[N];
     for (int x = 0; x < N; ++x) m[x] = load8(mx + x * xstride);
     const v8 y[M] = {b + dot_row(Tb::AT[I], std::make_integer_sequence<int, N>{}, [&](int x) { return m[x]; })...};
+    ((chk += y[I] * 0.0f), ...);
     interleave<M>(y, o);
   }
-  TL_TARGET_CLONES static void output_transform(const float* mx, int64_t xstride, int64_t tcmax, int64_t cout,
+  // Returns whether every output of the chunk is finite.
+  TL_TARGET_CLONES static bool output_transform(const float* mx, int64_t xstride, int64_t tcmax, int64_t cout,
                                                 const float* bias, float* out, int64_t Lout, int64_t first,
                                                 int64_t tcv, float* tail) {
     const int64_t valid = std::min<int64_t>(tcv * M, Lout - first);
+    v8 chk = v8{};
     for (int64_t co = 0; co < cout; ++co) {
       const v8 b = v8{} + (bias ? bias[co] : 0.0f);
       float* o = valid == tcv * M ? out + co * Lout + first : tail;
       for (int64_t s = 0; s < tcv; s += kLanes)
-        output_tiles(mx + co * tcmax + s, xstride, b, o + s * M, std::make_integer_sequence<int, M>{});
+        output_tiles(mx + co * tcmax + s, xstride, b, o + s * M, chk, std::make_integer_sequence<int, M>{});
       if (o == tail) std::copy(tail, tail + valid, out + co * Lout + first);
+    }
+    bool finite = true;
+    for (int l = 0; l < kLanes; ++l) finite = finite && chk[l] == chk[l];
+    return finite;
+  }
+
+  // Outputs [o0, o1) of every output channel of a group by the direct sum. Used for chunks whose Winograd
+  // result is not finite: an inf or NaN input (or a transform that overflowed) spreads through all of a
+  // tile's outputs, where the direct sum (PyTorch's result) confines it to the windows that read it.
+  TL_TARGET_CLONES static void direct_columns(const float* w, const float* x, const float* bias, float* out,
+                                              int64_t cin, int64_t cout, int64_t Lin, int64_t Lout, int64_t p,
+                                              int64_t o0, int64_t o1) {
+    for (int64_t co = 0; co < cout; ++co) {
+      float* o = out + co * Lout;
+      std::fill(o + o0, o + o1, bias ? bias[co] : 0.0f);
+      for (int64_t ci = 0; ci < cin; ++ci)
+        for (int k = 0; k < R; ++k) {
+          const float wv = w[(co * cin + ci) * R + k];
+          const float* xr = x + ci * Lin;  // output position j reads xr[j + k - p]
+          const int64_t lo = std::max(o0, p - k), hi = std::min(o1, Lin + p - k);
+          for (int64_t j = lo; j < hi; ++j) o[j] += wv * xr[j + k - p];
+        }
     }
   }
 
@@ -186,12 +212,16 @@ struct Winograd {
       for (int64_t item = i0; item < i1; ++item) {
         const int64_t c = item % chunks, ng = item / chunks, g = ng % G, n = ng / G;
         const int64_t t0 = c * TC, tcv = std::min(TC, (tiles - t0 + kLanes - 1) / kLanes * kLanes);
-        input_transform(x + (n * pb.in_channels + g * cin) * Lin, Lin, t0 * M - p, cin, ph.data(), len, v.data(), TC, tcv);
+        const float* xg = x + (n * pb.in_channels + g * cin) * Lin;
+        const float* bg = bias ? bias + g * cout : nullptr;
+        float* og = out + (n * pb.out_channels + g * cout) * Lout;
+        input_transform(xg, Lin, t0 * M - p, cin, ph.data(), len, v.data(), TC, tcv);
         for (int X = 0; X < N; ++X)
           gemm_or_loop<float>(false, false, cout, tcv, cin, u.data() + (g * N + X) * cout * cin, cin,
                               v.data() + X * cin * TC, TC, false, mx.data() + X * cout * TC, TC);
-        output_transform(mx.data(), cout * TC, TC, cout, bias ? bias + g * cout : nullptr,
-                         out + (n * pb.out_channels + g * cout) * Lout, Lout, t0 * M, tcv, tail.data());
+        if (!output_transform(mx.data(), cout * TC, TC, cout, bg, og, Lout, t0 * M, tcv, tail.data()))
+          direct_columns(w + g * cout * cin * R, xg, bg, og, cin, cout, Lin, Lout, p, t0 * M,
+                         std::min(Lout, (t0 + tcv) * M));
       }
     });
   }
