@@ -1,19 +1,19 @@
 // Winograd F(m, r) for stride-1 1-d convolutions (Conv1dWinograd.h). Per image and group the output is
-// computed in chunks of TC tiles of m positions each, a chunk's buffers staying in L2:
-//   1. the chunk's input rows are split by phase, ph[ci][q][s] = xpad[(t0 + s) * m + q] (zero outside the
-//      input: the padding costs no copy), so that tile s's j-th input is ph[ci][j % m][s + j / m] and the
-//      input transform reads whole vectors of tiles;
+// computed in chunks of TC tiles of m positions each (a chunk's buffers within ~1.5 MB):
+//   1. each input row of the chunk is split by phase, ph[q][s] = xpad[(t0 + s) * m + q] (zeros outside the
+//      input, so no padded copy of the row is made), so that tile s's j-th input is ph[j % m][s + j / m] and
+//      the input transform reads whole vectors of tiles;
 //   2. V[X][ci][s] = sum_j B^T[X][j] * (tile s's input j)   (n = m + r - 1 rows X);
 //   3. n products Mx[X] (out x TC) = U[X] (out x in) @ V[X] (in x TC), U = the weight transformed by G
 //      once per call (in double, rounded once);
 //   4. out[co][(t0 + s) * m + i] = bias + sum_X A^T[i][X] * Mx[X][co][s].
 // Steps 1, 2 and 4 work on 8 tiles at a time in GCC vector types (compiled per ISA); the transforms'
 // coefficients are compile-time constants (Conv1dWinogradTables.h), so zero terms are not computed.
-// Steps 1 and 4 are (de)interleavings of m rows, done with shuffles (m = 4).
+// Steps 1 and 4 are (de)interleavings of m rows, done with shuffles (m = 4). A chunk with a non-finite
+// output is recomputed by the direct sum (direct_columns).
 #include "aten/native/cpu/Conv1dWinograd.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <utility>
 #include <vector>
