@@ -10,6 +10,7 @@
 
 #include "aten/native/DimEngine.h"
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
+#include "aten/native/cpu/MaxPoolRows.h"
 #include "aten/native/cpu/PoolingShape.h"
 #include "generated/ops/avg_pool2d.h"
 #include "generated/ops/avg_pool2d_backward.h"
@@ -169,6 +170,13 @@ void max_pool_nd(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride
   TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, op, ": not implemented for 'Bool'");
   const Tensor in = contiguous_of(self);
   Tensor ob = write_buffer(out, self), ib = write_buffer(indices, self);
+  const PoolPlan& q = pl;
+  if (max_pool_rows(self.dtype(), in.data_ptr(), ob.data_ptr(), ib.data_ptr<int64_t>(), q.g.planes, q.g.in, q.out, q.w.k,
+                    q.w.s, q.w.p, q.w.d)) {
+    commit(out, ob);
+    commit(indices, ib);
+    return;
+  }
   TL_DISPATCH_NUMERIC(self.dtype(), op, [&] {
     max_pool_planes<scalar_t>(in.data_ptr<scalar_t>(), ob.data_ptr<scalar_t>(), ib.data_ptr<int64_t>(), pl);
   });
