@@ -19,13 +19,23 @@ from tests.conftest import from_torch, to_torch
 POOLS = {1: (F.max_pool1d, TF.max_pool1d), 2: (F.max_pool2d, TF.max_pool2d), 3: (F.max_pool3d, TF.max_pool3d)}
 
 
+def keep_layout(x):
+    """A torchlite copy of x with x's memory layout (from_torch alone gives a contiguous copy)."""
+    order = sorted(range(x.dim()), key=lambda i: -x.stride(i))  # dims from outermost to innermost
+    inverse = [order.index(i) for i in range(x.dim())]
+    t = from_torch(x.permute(order).contiguous()).permute(inverse)
+    assert 1 in x.shape or t.stride() == x.stride(), (t.stride(), x.stride())
+    return t
+
+
 def check(x, n, kernel, stride=None, padding=0, dilation=1, ceil_mode=False, mine=None):
     """torchlite's (values, indices) equal PyTorch's exactly; `mine` is the torchlite input if not a copy of x."""
     theirs_fn, mine_fn = POOLS[n]
     kw = dict(kernel_size=kernel, stride=stride, padding=padding, dilation=dilation, ceil_mode=ceil_mode,
               return_indices=True)
     ev, ei = theirs_fn(x, **kw)
-    av, ai = mine_fn(from_torch(x) if mine is None else mine, **kw)
+    mine = keep_layout(x) if mine is None else mine
+    av, ai = mine_fn(mine, **kw)
     gv, gi = to_torch(av), to_torch(ai)
     assert tuple(gv.shape) == tuple(ev.shape) and gv.dtype == ev.dtype
     assert torch.equal(gi, ei), (gi, ei)
@@ -36,7 +46,7 @@ def check(x, n, kernel, stride=None, padding=0, dilation=1, ceil_mode=False, min
         assert torch.equal(gv, ev)
     # the no-indices form too
     kw.pop("return_indices")
-    v = mine_fn(from_torch(x) if mine is None else mine, **kw)
+    v = mine_fn(mine, **kw)
     assert bool(((to_torch(v) == ev) | (to_torch(v) != to_torch(v))).all())
 
 
@@ -153,6 +163,35 @@ def test_channels_last_and_strided_inputs():
     check(t, 2, 3, 2, 1)
     c3 = torch.randn(2, 4, 5, 6, 7).to(memory_format=torch.channels_last_3d)
     check(c3, 3, 2, 2, 1)
+
+
+@pytest.mark.parametrize("channels", [1, 3, 8, 13, 24])
+@pytest.mark.parametrize("window", [(3, 2, 1, 1, False), (3, 2, 1, 1, True), (2, 2, 0, 1, False), (3, 1, 1, 2, True),
+                                    ((2, 3), (1, 2), (1, 1), 1, False), ((1, 2), 1, (0, 1), (1, 2), False)])
+def test_channels_last_kernel(channels, window):
+    # The channels-last input is pooled in place (vectors along C, PyTorch's scan): NaNs, ties, -inf.
+    k, s, p, d, c = window
+    x = tied((2, channels, 9, 11), seed=channels)
+    x[0, :, 2:4, 3:6] = float("nan")
+    x[1, :, :, 0] = float("-inf")
+    check(x.to(memory_format=torch.channels_last), 2, k, s, p, d, c)
+    check(torch.randn(1, channels, 7, 1).to(memory_format=torch.channels_last), 2, k, s, p, d, c) if window[0] == 3 \
+        and window[3] == 1 else None
+    # an unbatched (C, H, W) view of (H, W, C) memory
+    hwc = torch.randn(6, 10, channels)
+    check(hwc.permute(2, 0, 1), 2, k, s, p, d, c, mine=from_torch(hwc).permute(2, 0, 1))
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.uint8,
+                                   torch.int16, torch.int32, torch.int64])
+def test_channels_last_dtypes(dtype):
+    x = tied((2, 11, 9, 10), seed=8, levels=6, dtype=dtype)
+    if dtype == torch.uint8:
+        x = x + 3
+    if dtype.is_floating_point:
+        x[0, 2:5, 1:3] = float("nan")
+    check(x.to(memory_format=torch.channels_last), 2, 3, 2, 1)
+    check(x.to(memory_format=torch.channels_last), 2, 2, 1, 0, 1, True)
 
 
 def test_empty_batch_and_unbatched():

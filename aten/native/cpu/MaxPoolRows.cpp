@@ -298,6 +298,94 @@ bool run(const void* in, void* out, int64_t* ind, int64_t planes, const Dims3& I
   return true;
 }
 
+// ---- channels-last input: (N, H, W, C) memory, vectors along C
+
+// Output row (n, oh) of a channels-last input: PyTorch's own scan (start at lowest and the window's first
+// position, take `v > best || isnan(v)`), L channels at a time, into row-major [OW][C] buffers; then written
+// out transposed into the contiguous (N, C, OH, OW) results.
+template <typename T>
+TL_TARGET_CLONES void channels_last_rows(const T* in, T* out, int64_t* ind, int64_t b, int64_t e, int64_t C, Dims3 I,
+                                         Dims3 O, Dims3 k, Dims3 s, Dims3 p, Dims3 d) {
+  using X = Lanes<T>;
+  using A = typename X::A;
+  using K = typename X::K;
+  constexpr int L = X::L;
+  const int64_t H = I[1], W = I[2], OH = O[1], OW = O[2];
+  const A lowest = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                         : std::numeric_limits<A>::lowest();
+  // Up to R output rows of one sample at a time (buffers of ~32 KiB), so that each (n, c) plane gets R * OW
+  // contiguous results per transposed write instead of OW.
+  const int64_t R = std::max<int64_t>(1, (int64_t(32) << 10) / std::max<int64_t>(1, OW * C * int64_t(sizeof(A) + sizeof(K))));
+  std::vector<A> bv(static_cast<size_t>(R * OW * C));
+  std::vector<K> bf(static_cast<size_t>(R * OW * C));
+  for (int64_t row0 = b; row0 < e;) {
+    const int64_t n = row0 / OH, oh0 = row0 % OH;
+    const int64_t rows = std::min({R, e - row0, OH - oh0});
+    const T* plane = in + n * H * W * C;
+    for (int64_t r = 0; r < rows; ++r) {
+      const Range rh = window_range(oh0 + r, H, k[1], s[1], p[1], d[1]);
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const Range rw = window_range(ow, W, k[2], s[2], p[2], d[2]);
+        const K first = K(rh.begin * W + rw.begin);
+        A* ov = bv.data() + (r * OW + ow) * C;
+        K* of = bf.data() + (r * OW + ow) * C;
+        int64_t c = 0;
+        for (; c + L <= C; c += L) {
+          typename X::VA best = typename X::VA{} + lowest;
+          typename X::VK pos = typename X::VK{} + first;
+          for (int64_t ih = rh.begin; ih < rh.end; ih += d[1])
+            for (int64_t iw = rw.begin; iw < rw.end; iw += d[2]) {
+              const typename X::VA x = X::load_input(plane + (ih * W + iw) * C + c);
+              typename X::MA take = x > best;
+              if constexpr (X::has_nan) take |= x != x;
+              best = take ? x : best;
+              pos = X::to_key_mask(take) ? typename X::VK{} + K(ih * W + iw) : pos;
+            }
+          std::memcpy(ov + c, &best, sizeof best);
+          std::memcpy(of + c, &pos, sizeof pos);
+        }
+        for (; c < C; ++c) {
+          A best = lowest;
+          K pos = first;
+          for (int64_t ih = rh.begin; ih < rh.end; ih += d[1])
+            for (int64_t iw = rw.begin; iw < rw.end; iw += d[2]) {
+              const A x = ld(plane, (ih * W + iw) * C + c);
+              bool take = x > best;
+              if constexpr (X::has_nan) take = take | (x != x);
+              best = take ? x : best;
+              pos = take ? K(ih * W + iw) : pos;
+            }
+          ov[c] = best;
+          of[c] = pos;
+        }
+      }
+    }
+    const int64_t m = rows * OW;
+    for (int64_t c = 0; c < C; ++c) {
+      T* o = out + ((n * C + c) * OH + oh0) * OW;
+      int64_t* x = ind + ((n * C + c) * OH + oh0) * OW;
+      for (int64_t j = 0; j < m; ++j) {
+        o[j] = st<T>(bv[j * C + c]);
+        x[j] = bf[j * C + c];
+      }
+    }
+    row0 += rows;
+  }
+}
+
+template <typename T>
+bool run_channels_last(const void* in, void* out, int64_t* ind, int64_t N, int64_t C, const Dims3& I, const Dims3& O,
+                       const Dims3& k, const Dims3& s, const Dims3& p, const Dims3& d) {
+  if constexpr (sizeof(key_of<T>) == 4) {
+    if (I[1] * I[2] >= std::numeric_limits<int32_t>::max()) return false;
+  }
+  const double work = static_cast<double>(O[2] * C) * static_cast<double>(k[1] * k[2]) + 1;
+  parallel_for(0, N * O[1], std::max<int64_t>(1, static_cast<int64_t>(kGrainSize / work)), [&](int64_t b, int64_t e) {
+    channels_last_rows<T>(static_cast<const T*>(in), static_cast<T*>(out), ind, b, e, C, I, O, k, s, p, d);
+  });
+  return true;
+}
+
 }  // namespace
 
 bool max_pool_rows(ScalarType dtype, const void* in, void* out, int64_t* indices, int64_t planes, const Dims3& I,
@@ -318,6 +406,23 @@ bool max_pool_rows(ScalarType dtype, const void* in, void* out, int64_t* indices
     case ScalarType::Int16: return run<int16_t>(in, out, indices, planes, I, O, k, s, p, d);
     case ScalarType::Int32: return run<int32_t>(in, out, indices, planes, I, O, k, s, p, d);
     case ScalarType::Int64: return run<int64_t>(in, out, indices, planes, I, O, k, s, p, d);
+    default: return false;
+  }
+}
+
+bool max_pool_channels_last(ScalarType dtype, const void* in, void* out, int64_t* indices, int64_t N, int64_t C,
+                            const Dims3& I, const Dims3& O, const Dims3& k, const Dims3& s, const Dims3& p,
+                            const Dims3& d) {
+  switch (dtype) {
+    case ScalarType::Float32: return run_channels_last<float>(in, out, indices, N, C, I, O, k, s, p, d);
+    case ScalarType::Float64: return run_channels_last<double>(in, out, indices, N, C, I, O, k, s, p, d);
+    case ScalarType::Float16: return run_channels_last<Half>(in, out, indices, N, C, I, O, k, s, p, d);
+    case ScalarType::BFloat16: return run_channels_last<BFloat16>(in, out, indices, N, C, I, O, k, s, p, d);
+    case ScalarType::Int8: return run_channels_last<int8_t>(in, out, indices, N, C, I, O, k, s, p, d);
+    case ScalarType::UInt8: return run_channels_last<uint8_t>(in, out, indices, N, C, I, O, k, s, p, d);
+    case ScalarType::Int16: return run_channels_last<int16_t>(in, out, indices, N, C, I, O, k, s, p, d);
+    case ScalarType::Int32: return run_channels_last<int32_t>(in, out, indices, N, C, I, O, k, s, p, d);
+    case ScalarType::Int64: return run_channels_last<int64_t>(in, out, indices, N, C, I, O, k, s, p, d);
     default: return false;
   }
 }

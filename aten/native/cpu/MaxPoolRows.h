@@ -17,4 +17,11 @@ namespace tl::native::pooling {
 bool max_pool_rows(ScalarType dtype, const void* in, void* out, int64_t* indices, int64_t planes, const Dims3& in_size,
                    const Dims3& out_size, const Dims3& k, const Dims3& s, const Dims3& p, const Dims3& d);
 
+// A 2-d pool of a channels-last input: `in` holds (N, H, W, C) memory (I = (1, H, W)); the results are
+// contiguous (N, C, OH, OW), as the contiguous path's. PyTorch's scan with vectors along the channels. Returns
+// false, writing nothing, for planes too large for 32-bit positions of a 4-byte type or a dtype it lacks.
+bool max_pool_channels_last(ScalarType dtype, const void* in, void* out, int64_t* indices, int64_t N, int64_t C,
+                            const Dims3& I, const Dims3& O, const Dims3& k, const Dims3& s, const Dims3& p,
+                            const Dims3& d);
+
 }  // namespace tl::native::pooling

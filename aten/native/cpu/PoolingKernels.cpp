@@ -113,6 +113,17 @@ PoolPlan plan_pool(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
 
 // ---- max pool
 
+// Whether a (C, H, W) or (N, C, H, W) tensor holds (N, H, W, C) memory (and is not plain contiguous): the
+// layout max_pool_channels_last reads in place.
+bool is_channels_last(const Tensor& t) {
+  if (t.is_contiguous() || t.numel() == 0) return false;
+  const int64_t nd = t.dim();
+  const IntArrayRef z = t.sizes(), st = t.strides();
+  const int64_t C = z[nd - 3], H = z[nd - 2], W = z[nd - 1];
+  if (st[nd - 3] != 1 || st[nd - 1] != C || st[nd - 2] != W * C) return false;
+  return nd == 3 || z[0] == 1 || st[0] == H * W * C;
+}
+
 template <typename T>
 void max_pool_planes(const T* in, T* out, int64_t* ind, const PoolPlan& pl) {
   using acc = opmath_t<T>;
@@ -168,9 +179,18 @@ void max_pool_nd(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride
   prepare_output(indices, pl.shape, ScalarType::Int64, self, OutDtype::Exact, op);
   if (self.is_meta()) return;
   TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, op, ": not implemented for 'Bool'");
-  const Tensor in = contiguous_of(self);
   Tensor ob = write_buffer(out, self), ib = write_buffer(indices, self);
   const PoolPlan& q = pl;
+  if (n == 2 && is_channels_last(self)) {
+    const int64_t C = self.sizes()[self.dim() - 3];
+    if (max_pool_channels_last(self.dtype(), self.data_ptr(), ob.data_ptr(), ib.data_ptr<int64_t>(), q.g.planes / C, C,
+                               q.g.in, q.out, q.w.k, q.w.s, q.w.p, q.w.d)) {
+      commit(out, ob);
+      commit(indices, ib);
+      return;
+    }
+  }
+  const Tensor in = contiguous_of(self);
   if (max_pool_rows(self.dtype(), in.data_ptr(), ob.data_ptr(), ib.data_ptr<int64_t>(), q.g.planes, q.g.in, q.out, q.w.k,
                     q.w.s, q.w.p, q.w.d)) {
     commit(out, ob);
