@@ -313,9 +313,9 @@ TL_TARGET_CLONES void channels_last_rows(const T* in, T* out, int64_t* ind, int6
   const int64_t H = I[1], W = I[2], OH = O[1], OW = O[2];
   const A lowest = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
                                                          : std::numeric_limits<A>::lowest();
-  // Up to R output rows of one sample at a time (buffers of ~32 KiB), so that each (n, c) plane gets R * OW
-  // contiguous results per transposed write instead of OW.
-  const int64_t R = std::max<int64_t>(1, (int64_t(32) << 10) / std::max<int64_t>(1, OW * C * int64_t(sizeof(A) + sizeof(K))));
+  // Up to R output rows of one sample at a time (buffers of up to ~256 KiB, in L2), so that each (n, c) plane
+  // gets R * OW contiguous results from the transposed write instead of OW.
+  const int64_t R = std::max<int64_t>(1, (int64_t(256) << 10) / std::max<int64_t>(1, OW * C * int64_t(sizeof(A) + sizeof(K))));
   std::vector<A> bv(static_cast<size_t>(R * OW * C));
   std::vector<K> bf(static_cast<size_t>(R * OW * C));
   for (int64_t row0 = b; row0 < e;) {
@@ -360,15 +360,21 @@ TL_TARGET_CLONES void channels_last_rows(const T* in, T* out, int64_t* ind, int6
         }
       }
     }
+    // Transposed out in tiles of 8 channels x 64 positions (the tile's buffer lines stay in L1 while each
+    // channel gets a run of 64 contiguous results).
     const int64_t m = rows * OW;
-    for (int64_t c = 0; c < C; ++c) {
-      T* o = out + ((n * C + c) * OH + oh0) * OW;
-      int64_t* x = ind + ((n * C + c) * OH + oh0) * OW;
-      for (int64_t j = 0; j < m; ++j) {
-        o[j] = st<T>(bv[j * C + c]);
-        x[j] = bf[j * C + c];
+    for (int64_t c0 = 0; c0 < C; c0 += 8)
+      for (int64_t j0 = 0; j0 < m; j0 += 64) {
+        const int64_t c1 = std::min(C, c0 + 8), j1 = std::min(m, j0 + 64);
+        for (int64_t c = c0; c < c1; ++c) {
+          T* o = out + ((n * C + c) * OH + oh0) * OW;
+          int64_t* x = ind + ((n * C + c) * OH + oh0) * OW;
+          for (int64_t j = j0; j < j1; ++j) {
+            o[j] = st<T>(bv[j * C + c]);
+            x[j] = bf[j * C + c];
+          }
+        }
       }
-    }
     row0 += rows;
   }
 }
