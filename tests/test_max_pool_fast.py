@@ -257,3 +257,21 @@ def test_random_windows_against_torch():
         except RuntimeError:
             continue
         check(x, n, k, s, p, d, c)
+
+
+@pytest.mark.parametrize("n,shape", [(2, (1, 1, 9, 9)), (3, (1, 1, 9, 9, 9)), (2, (1, 1, 1, 1))])
+def test_padding_above_half_the_kernel_refused_as_torch(n, shape):
+    # Within half the dilated kernel (so the output-size check passes) but above half the kernel: PyTorch's
+    # max pool shape check refuses it, before the output size; the backward op checks it too.
+    x = torch.randn(*shape)
+    with pytest.raises(RuntimeError) as theirs:
+        POOLS[n][0](x, 3, 1, 2, 2)
+    with pytest.raises(RuntimeError) as mine:
+        POOLS[n][1](from_torch(x), 3, 1, 2, 2)
+    assert str(theirs.value) in str(mine.value)
+    if n == 2:
+        g = from_torch(torch.randn(1, 1, 9, 9))
+        idx = tl.zeros((1, 1, 9, 9), dtype=tl.int64)
+        with pytest.raises(RuntimeError, match="pad should be smaller than or equal to half of kernel size"):
+            tl._C._nn.max_pool2d_with_indices_backward(g, from_torch(torch.randn(1, 1, 9, 9)), [3, 3], [1, 1], [2, 2],
+                                                       [2, 2], False, idx)

@@ -105,6 +105,18 @@ PoolPlan plan_pool(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
   if (avg) check_avg_pool_input(self, n, op);
   plan.w = window_args(kernel_size, stride, padding, dilation, n, op);
   check_pool_input(self, n, op);
+  if (!avg) {
+    // The max pools' shape check also bounds the padding by half the kernel itself (not the dilated one),
+    // after the rank check and before the output size.
+    const Dims3 &k = plan.w.k, &p = plan.w.p;
+    if (n == 2)
+      TL_CHECK(k[2] / 2 >= p[2] && k[1] / 2 >= p[1], op, ": pad should be smaller than or equal to half of kernel "
+               "size, but got padW = ", p[2], ", padH = ", p[1], ", kW = ", k[2], ", kH = ", k[1]);
+    else
+      TL_CHECK(k[0] / 2 >= p[0] && k[2] / 2 >= p[2] && k[1] / 2 >= p[1], op, ": pad should be smaller than or equal "
+               "to half of kernel size, but got kT: ", k[0], " kW: ", k[2], " kH: ", k[1], " padT: ", p[0], " padW: ",
+               p[2], " padH: ", p[1]);
+  }
   plan.g = planes_of(self, n);
   plan.out = pool_output(plan.g, plan.w, ceil_mode, self, n, op);
   plan.shape = pooled_shape(self, n, plan.out);
