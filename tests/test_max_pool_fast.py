@@ -273,5 +273,5 @@ def test_padding_above_half_the_kernel_refused_as_torch(n, shape):
         g = from_torch(torch.randn(1, 1, 9, 9))
         idx = tl.zeros((1, 1, 9, 9), dtype=tl.int64)
         with pytest.raises(RuntimeError, match="pad should be smaller than or equal to half of kernel size"):
-            tl._C._nn.max_pool2d_with_indices_backward(g, from_torch(torch.randn(1, 1, 9, 9)), [3, 3], [1, 1], [2, 2],
-                                                       [2, 2], False, idx)
+            tl._C._internal.max_pool2d_with_indices_backward(g, from_torch(torch.randn(1, 1, 9, 9)), [3, 3], [1, 1],
+                                                             [2, 2], [2, 2], False, idx)
