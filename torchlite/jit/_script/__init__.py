@@ -428,7 +428,7 @@ def _script_module(module):
 
 
 from torchlite.jit._enum_archive import enum_table  # noqa: E402
-from torchlite.jit import _object_attributes  # noqa: E402
+from torchlite.jit import _object_attributes, _read_attributes  # noqa: E402
 from torchlite.jit._attribute_cast import cast_attribute, check_submodules  # noqa: E402
 from torchlite.jit._script_copy import script_copy  # noqa: E402
 from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
@@ -452,6 +452,12 @@ class ScriptedModule(_TracedModule):
         super().train(mode)
         self.__dict__.pop("_current", None)  # the training flags changed: look the graphs up again
         return self
+
+    def _drop_compiled(self):
+        """An attribute compiled code read as a constant was set from Python (_read_attributes.py): the next
+        call compiles again (a concrete-type cache hit for values seen before)."""
+        self.__dict__["_compiled_by_mode"].clear()
+        self.__dict__.pop("_current", None)
 
     def _compile_methods(self, module):
         attrs = self.__dict__["_attrs"]
@@ -507,7 +513,8 @@ class ScriptedModule(_TracedModule):
                 module.training = saved
             if grew:  # graphs of other modes read attributes now known to be assigned as constants
                 cache.clear()
-            check_submodules(module, self.__dict__["_attrs"])  # `scripted.sub.count = v` cast as torch
+            check_submodules(module, self.__dict__["_attrs"], self)  # `scripted.sub.count = v` cast as torch
+            _read_attributes.record(module, _read_attributes.read_names(module, self.__dict__["_attrs"]))
             sync = self._state_sync(found)
             found["$sync"] = sync = sync if sync else None  # None: nothing to keep in step (the common case)
             found["$forward"] = found["forward"] + (sync,)  # what a call reads, in one lookup
@@ -539,10 +546,11 @@ class ScriptedModule(_TracedModule):
     def __getattr__(self, name):
         compiled = self.__dict__.get("_compiled_by_mode")
         if compiled is not None and name != "forward" and name in _methods_of(self.__dict__["_traced_from"]):
-            compiled = self._compiled()
-            graph, sig = compiled[name]
+            self._compiled()  # compile errors now
 
             def method(*args, **kwargs):
+                compiled = self._compiled()  # at the call: a set attribute may have dropped the graphs
+                graph, sig = compiled[name]
                 inputs = [self._object()] + sig.inputs(name, args, kwargs)
                 return _from_output(self._call(graph, inputs, compiled["$sync"]), sig.ret)
             return method
@@ -560,8 +568,10 @@ class ScriptedModule(_TracedModule):
                 value = _object_attributes.from_python(original, name, value)
             else:
                 t = self.__dict__["_attrs"].type_of(original, name)
-                if t is not None:  # an attribute compiled code assigns: cast to its type, as torch
-                    value = cast_attribute(name, t, value)
+                if t is None:  # compiled code reads it as a constant: cast, compile again at the next call
+                    _read_attributes.set_read_attribute(original, name, value, self)
+                    return
+                value = cast_attribute(name, t, value)  # an attribute compiled code assigns: cast, as torch
             original.__dict__[name] = value  # the module's own attribute, which compiled code reads
             return
         super().__setattr__(name, value)
