@@ -95,8 +95,11 @@ def _cast(value, t):
         except _CastError:
             _pybind_fail(value)
     if k == "Tuple":
-        if not isinstance(value, (list, tuple)) or len(value) != len(t.elems):
+        if not isinstance(value, (list, tuple)):
             _pybind_fail(value)
+        if len(value) != len(t.elems):
+            from torchlite.jit._script import _py_type_str
+            raise _CastError(f"Object {value} had a different number of elements than type {_py_type_str(t)}")
         out = tuple(_cast(v, e) for v, e in zip(value, t.elems))
         return t.cls(*out) if t.cls is not None else out
     if k == "Dict":

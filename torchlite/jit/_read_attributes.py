@@ -74,26 +74,9 @@ def _type_of(module, name):
         t = declared_type(module, name, _refuse)
     except Exception:  # an annotation script cannot read: torch fails to type it too, and stores the value
         return None
-    if t is None:
-        t = _dict_type(module.__dict__[name])
     if t is None or not isinstance(t, T.T) or t.kind in ("Module", "Any", "None"):
         return None
     return t
-
-
-def _dict_type(v):
-    """A non-empty dict's Dict[K, V] (keys of one type, values of one type), as torch infers an attribute's."""
-    from torchlite.jit._script import types as T
-
-    if not isinstance(v, dict) or not v:
-        return None
-    keys = {repr(T.of_value(k)) for k in v}
-    values = [T.of_value(x) for x in v.values()]
-    k = T.of_value(next(iter(v)))
-    if len(keys) != 1 or k is None or k.kind not in T.DICT_KEYS or None in values or \
-            any(x != values[0] for x in values):
-        return None
-    return T.Dict(k, values[0])
 
 
 def cast(module, name, value):
