@@ -7,6 +7,7 @@ of non-user objects (forwarding lambdas, scripted submodules, unannotated defaul
 from __future__ import annotations
 
 import inspect
+import weakref
 
 import torchlite as _tl
 from torchlite._C import _jit
@@ -410,12 +411,22 @@ def _training_key(module):
 
 
 def _methods_of(module):
-    names = ["forward"]
-    for name in dir(type(module)):
-        attr = inspect.getattr_static(type(module), name, None)
-        if name != "forward" and getattr(attr, "_torchlite_jit_export", False):
-            names.append(name)
-    return names
+    cls = type(module)
+    names = _exported.get(cls)
+    if names is None:
+        names = ["forward"]
+        for name in dir(cls):
+            attr = inspect.getattr_static(cls, name, None)
+            if name != "forward" and getattr(attr, "_torchlite_jit_export", False):
+                names.append(name)
+        try:
+            _exported[cls] = names
+        except TypeError:
+            pass
+    return list(names)
+
+
+_exported = weakref.WeakKeyDictionary()  # class -> names of the methods script compiles (recompiles read them again)
 
 
 def _script_module(module):
@@ -461,7 +472,9 @@ class ScriptedModule(_TracedModule):
 
     def _compile_methods(self, module):
         attrs = self.__dict__["_attrs"]
-        if not attrs.types:  # the user's modules' plain `self.x = ...`: known before the first compilation
+        if not attrs.types and not self.__dict__.get("_prescanned"):
+            # the user's modules' plain `self.x = ...`: known before the first compilation
+            self.__dict__["_prescanned"] = True
             for m in module.modules():
                 if not type(m).__module__.startswith("torchlite."):
                     attrs.prescan(m, [getattr(type(m), name) for name in _methods_of(m)
