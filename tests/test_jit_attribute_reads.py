@@ -199,21 +199,42 @@ def test_library_submodule_attribute():
         same(mt(torch.tensor(x)), ml(tl.tensor(x)))
 
 
-def test_second_instance_and_returning_to_a_value_reuse_compilations():
+def _adder(lib, k):
+    class M(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.k = k
+
+        def forward(self, x):
+            return x + self.k
+    return lib.jit.script(M())
+
+
+def test_a_set_attribute_is_read_at_run_time_from_then_on():
+    a, b = _adder(tl, 1), _adder(tl, 1)
+    a.k = 5  # compiles a's methods again, reading k with prim::GetAttr
+    graph = a.graph
+    assert any(n.kind() == "prim::GetAttr" and n.s("name") == "k" for n in graph.nodes())
+    assert not any(n.kind() == "prim::GetAttr" and n.s("name") == "k" for n in b.graph.nodes())
+    assert a(tl.zeros(1)).tolist() == [5.0] and b(tl.zeros(1)).tolist() == [1.0]  # b is not affected
+    for v in (7, True, 2):
+        a.k = v  # no compilation: the same graph reads the new value
+        assert a.graph is graph and a(tl.zeros(1)).tolist() == [float(v)]
+    with pytest.raises(RuntimeError, match="Could not cast attribute 'k' to type int"):
+        a.k = 0.5
+
+
+def test_constant_fallback_recompiles_through_the_concrete_type_cache(monkeypatch):
+    """Attributes whose type the module object cannot carry stay constants: a set drops the compiled methods, and
+    a value compiled before is a concrete-type cache hit."""
+    from torchlite.jit import _read_attributes
     from torchlite.jit._script import concrete_type
 
-    def make(lib, k):
-        class M(lib.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.k = k
-
-            def forward(self, x):
-                return x + self.k
-        return lib.jit.script(M())
-    a, b = make(tl, 1), make(tl, 1)
+    monkeypatch.setattr(_read_attributes, "_RUNTIME_KINDS", frozenset())
+    a, b = _adder(tl, 1), _adder(tl, 1)
     a.k = 5
-    assert a(tl.zeros(1)).tolist() == [5.0] and b(tl.zeros(1)).tolist() == [1.0]  # b is not affected
+    assert not any(n.kind() == "prim::GetAttr" and n.s("name") == "k" for n in a.graph.nodes())
+    assert a(tl.zeros(1)).tolist() == [5.0] and b(tl.zeros(1)).tolist() == [1.0]
     hits = concrete_type.stats["hits"]
     a.k = 1  # a value compiled before: the cached graphs
     assert a(tl.zeros(1)).tolist() == [1.0]

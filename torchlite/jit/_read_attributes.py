@@ -3,11 +3,14 @@ reads: a plain int/float/bool/str/tuple/list/dict attribute, which script folds 
 
 torch reads such attributes at run time, so the next call sees the new value. Here the set casts the value as torch
 does (the attribute's type is its class annotation, or the type of its value at scripting time; torch's "Could not
-cast attribute ..." otherwise) and drops the scripted module's compiled methods: the next call compiles them again,
-through the concrete-type cache, whose key holds the attributes' values (a value seen before is a cache hit). So
-calls cost nothing more, and a set costs one compilation (or a cache hit). Reading them at run time instead would
-make every attribute of every module (a Linear's `in_features`...) state to copy into the interpreter on each call
-and lose the constant folding of shapes and flags.
+cast attribute ..." otherwise) and makes the attribute a run-time one from then on, as if compiled code assigned it
+(_script/attributes.py: read with prim::GetAttr, copied into the interpreter's module object on each call): the
+module's methods are compiled again once, at the set, and later sets cost only the cast. Only attributes set from
+Python pay this: reading every attribute at run time from the start would make every attribute of every module (a
+Linear's `in_features`...) state to copy into the interpreter on each call and lose the constant folding of shapes
+and flags. An attribute whose type the module object cannot carry (a dtype, an enum), or whose run-time read does
+not compile, stays a constant: the set drops the compiled methods and the next call compiles them with the new
+value, through the concrete-type cache (whose key holds the attributes' values).
 
 A `Final` or `__constants__` attribute raises torch's "Can't set constant 'c' which has value:4". A value script has
 no type for (an empty list, a function) is stored as it is, as torch stores its "failed" attributes on the Python
@@ -95,11 +98,25 @@ def _refuse(msg):
     raise ValueError(msg)
 
 
+_RUNTIME_KINDS = frozenset(("int", "float", "bool", "str", "Tensor", "List", "Dict", "Tuple", "Optional"))
+
+
+def _runtime_type(t) -> bool:
+    return t.kind in _RUNTIME_KINDS and all(_runtime_type(e) for e in t.elems)
+
+
 def set_read_attribute(module, name, value, scripted=None):
-    """Casts and stores the value, then drops the compiled methods of the scripted module compiling `module`."""
+    """Casts and stores the value; the scripted module compiling `module` then reads the attribute at run time
+    from its next call on (its methods are compiled again once, so later sets cost only the cast), or, when the
+    attribute's type is not one the module object carries (or compiling so fails), compiles with the new value."""
     module.__dict__[name] = cast(module, name, value)
     if scripted is None:
         ref = _owners.get(module)
         scripted = ref() if ref is not None else None
-    if scripted is not None:
+    if scripted is None:
+        return
+    t = (_types.get(module) or {}).get(name)
+    if t is not None and _runtime_type(t):
+        scripted._read_at_run_time(module, name, t)
+    else:
         scripted._drop_compiled()

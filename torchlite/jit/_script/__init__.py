@@ -464,6 +464,19 @@ class ScriptedModule(_TracedModule):
         self.__dict__.pop("_current", None)  # the training flags changed: look the graphs up again
         return self
 
+    def _read_at_run_time(self, module, name, t):
+        """`module.name`, read as a constant so far, was set from Python: compile again reading it with
+        prim::GetAttr (an attribute compiled code assigns, as far as compiling is concerned), or, if that does not
+        compile, with the new value as a constant (_read_attributes.py)."""
+        attrs = self.__dict__["_attrs"]
+        attrs.add(module, name, t)
+        self._drop_compiled()
+        try:
+            self._compiled()
+        except Exception:  # noqa: BLE001 (a run-time read this compiler cannot type: keep the constant)
+            del attrs.types[(id(module), name)]
+            self._drop_compiled()
+
     def _drop_compiled(self):
         """An attribute compiled code read as a constant was set from Python (_read_attributes.py): the next
         call compiles again (a concrete-type cache hit for values seen before)."""
