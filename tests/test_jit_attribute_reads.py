@@ -349,3 +349,31 @@ def test_a_list_changed_by_a_method_then_read_as_a_loop_bound():
     for i in range(4):
         same(mt(torch.full((2,), float(i))), ml(tl.full((2,), float(i))))
         assert ml.acc == mt.acc
+
+
+def test_a_list_changed_through_a_local_alias_and_a_set_value_after_load(tmp_path):
+    def make(lib):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lst: List[int] = [1]
+                self.t = 0.5
+
+            def forward(self, x):
+                lst = self.lst
+                lst.append(2)
+                return x * len(self.lst) * self.t
+        return lib.jit.script(M())
+    mt, ml = make(torch), make(tl)
+    for _ in range(2):
+        same(mt(torch.ones(1)), ml(tl.ones(1)))
+        assert ml.lst == mt.lst
+    mt.t = ml.t = 2.0
+    buf = io.BytesIO()
+    torch.jit.save(mt, buf)
+    buf.seek(0)
+    lt = torch.jit.load(buf)
+    ml.save(str(tmp_path / "m.pt"))
+    ll = tl.jit.load(str(tmp_path / "m.pt"))
+    same(lt(torch.ones(1)), ll(tl.ones(1)))
+    assert ll.t == lt.t and ll.lst == lt.lst

@@ -520,7 +520,9 @@ class ScriptedModule(_TracedModule):
         attrs = self.__dict__["_attrs"]
         entries = [(paths[mid], name, t.kind == "float", t if _holds_dicts(t) else None)
                    for (mid, name), t in attrs.types.items() if mid in paths]
-        return StateSync(root, entries, [g for g, _ in found.values()])
+        immutable = {(paths[mid], name) for (mid, name), t in attrs.types.items()
+                     if mid in paths and t.kind in ("int", "float", "bool", "str")}
+        return StateSync(root, entries, [g for g, _ in found.values()], immutable)
 
     def _compiled(self):
         current = self.__dict__.get("_current")

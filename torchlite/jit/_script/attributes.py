@@ -92,20 +92,30 @@ def plain_assignments(fn):
     if not isinstance(fdef, ast.FunctionDef) or not fdef.args.args:
         return set()
     me = fdef.args.args[0].arg
+
+    def self_attr(e):
+        return e.attr if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me else None
+
+    # local names bound to `self.<name>` (`lst = self.lst`): changing them in place changes the attribute
+    aliases = {n.targets[0].id: self_attr(n.value) for n in ast.walk(fdef) if isinstance(n, ast.Assign)
+               and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and self_attr(n.value)}
+
+    def container(e):  # the attribute whose container `e` is: self.<name>, or a local alias of it
+        return aliases.get(e.id) if isinstance(e, ast.Name) else self_attr(e)
+
     out = set()
     for node in ast.walk(fdef):
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         for t in targets:
             for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
-                if isinstance(e, ast.Subscript):  # self.d[k] = v: the container self.d changes
-                    e = e.value
-                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
-                    out.add(e.attr)
+                name = container(e.value) if isinstance(e, ast.Subscript) else self_attr(e)  # self.d[k] = v too
+                if name:
+                    out.add(name)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
-            e = node.func.value
-            if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
-                out.add(e.attr)
+            name = container(node.func.value)
+            if name:
+                out.add(name)
     return out
 
 
