@@ -377,3 +377,25 @@ def test_a_list_changed_through_a_local_alias_and_a_set_value_after_load(tmp_pat
     ll = tl.jit.load(str(tmp_path / "m.pt"))
     same(lt(torch.ones(1)), ll(tl.ones(1)))
     assert ll.t == lt.t and ll.lst == lt.lst
+
+
+def test_a_dtype_constant_and_a_shape_tuple_set_from_python():
+    """A dtype stays a constant (compiled again with the new one); a tuple of ints becomes a run-time attribute."""
+    def make(lib):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.dt = lib.float32
+                self.shape = (2, 1)
+
+            def forward(self, x):
+                return x.to(self.dt).reshape(self.shape)
+        return lib.jit.script(M())
+    mt, ml = make(torch), make(tl)
+    for dt, shape in (("float64", (1, 2)), ("int32", [2, 1])):
+        mt.dt, ml.dt = getattr(torch, dt), getattr(tl, dt)
+        mt.shape = ml.shape = shape
+        rt, rl = mt(torch.arange(2.0)), ml(tl.arange(2.0))
+        assert str(rl.dtype).split(".")[-1] == str(rt.dtype).split(".")[-1] and tuple(rl.shape) == tuple(rt.shape)
+        assert rl.tolist() == rt.tolist()
+        assert ml.shape == mt.shape
