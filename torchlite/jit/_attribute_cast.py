@@ -95,8 +95,11 @@ def _cast(value, t):
         except _CastError:
             _pybind_fail(value)
     if k == "Tuple":
-        if not isinstance(value, (list, tuple)) or len(value) != len(t.elems):
+        if not isinstance(value, (list, tuple)):
             _pybind_fail(value)
+        if len(value) != len(t.elems):
+            from torchlite.jit._script import _py_type_str
+            raise _CastError(f"Object {value} had a different number of elements than type {_py_type_str(t)}")
         out = tuple(_cast(v, e) for v, e in zip(value, t.elems))
         return t.cls(*out) if t.cls is not None else out
     if k == "Dict":
@@ -125,40 +128,63 @@ def cast_attribute(name, t, value):
 _checked = {}
 
 
-def check_submodules(root, attrs):
-    """Gives the submodules of `root` (a scripted module's copy) with assigned attributes (attrs: AttributeState)
-    their casting subclass; attributes holding TorchScript class instances are _object_attributes.py's."""
-    from torchlite.jit import _object_attributes
+def check_submodules(root, attrs, scripted=None):
+    """Gives the submodules of `root` (a scripted module's copy) their casting subclass: a property per attribute
+    compiled code assigns (attrs: AttributeState; those holding TorchScript class instances are
+    _object_attributes.py's) and per attribute it only reads (_read_attributes.py: a set drops `scripted`'s
+    compiled methods)."""
+    from torchlite.jit import _object_attributes, _read_attributes
 
-    by_module = {}
-    for (mid, name), t in attrs.types.items():
-        m = attrs.modules.get(mid)
-        if m is None or m is root or _object_attributes.type_of(m, name) is not None:
+    for m in root.modules():
+        if m is root:
             continue
-        by_module.setdefault(mid, (m, {}))[1][name] = t
-    for m, types in by_module.values():
-        have = type(m).__dict__.get("_jit_attribute_types", {})
-        if any(repr(have.get(n)) != repr(t) for n, t in types.items()):
-            m.__class__ = _casting(type(m), {**have, **types})
+        types = {name: t for name, t in attrs.of_module(m) if _object_attributes.type_of(m, name) is None}
+        read = _read_attributes.read_names(m, attrs) if scripted is not None else ()
+        if scripted is not None:
+            _read_attributes.watch(m, scripted)
+            _read_attributes.record(m, read)
+        if not types and not read:
+            continue
+        cls = type(m)
+        have = cls.__dict__.get("_jit_attribute_types", {})
+        if any(repr(have.get(n)) != repr(t) for n, t in types.items()) or \
+                not set(read) <= set(cls.__dict__.get("_jit_read_attributes", ())):
+            m.__class__ = _casting(cls, {**have, **types}, read)
 
 
-def _casting(cls, types):
-    base = cls.__dict__.get("_jit_attribute_base", cls)
-    key = (base, tuple(sorted((n, repr(t)) for n, t in types.items())))
+def base_class(cls):
+    """The user's class of a module whose class _casting replaced."""
+    return cls.__dict__.get("_jit_attribute_base", cls)
+
+
+def _casting(cls, types, read=()):
+    from torchlite.jit import _read_attributes
+
+    base = base_class(cls)
+    read = tuple(sorted((set(read) | set(cls.__dict__.get("_jit_read_attributes", ()))) - set(types)))
+    key = (base, tuple(sorted((n, repr(t)) for n, t in types.items())), read)
     view = _checked.get(key)
     if view is None:
-        def prop(name):
+        def get_of(name):
             def get(self):
                 try:
                     return self.__dict__[name]
                 except KeyError:
                     raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'") from None
+            return get
 
+        def assigned(name):
             def set_(self, value):
                 self.__dict__[name] = cast_attribute(name, type(self)._jit_attribute_types[name], value)
-            return property(get, set_)
-        ns = {n: prop(n) for n in types}
+            return property(get_of(name), set_)
+
+        def only_read(name):
+            def set_(self, value):
+                _read_attributes.set_read_attribute(self, name, value)
+            return property(get_of(name), set_)
+        ns = {n: assigned(n) for n in types}
+        ns.update({n: only_read(n) for n in read})
         ns.update(__module__=base.__module__, __qualname__=base.__qualname__, _jit_attribute_types=dict(types),
-                  _jit_attribute_base=base)
+                  _jit_read_attributes=read, _jit_attribute_base=base)
         view = _checked[key] = type(base.__name__, (base,), ns)
     return view

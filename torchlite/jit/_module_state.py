@@ -45,15 +45,18 @@ class StateSync:
     """The attributes one compiled module's graphs read or assign. `attributes`: [(path, name, is_float)] or
     [(path, name, is_float, dict_type)] (held in the owner's __dict__, or see attribute_store; dict_type: the
     static type of an attribute holding dicts, which go in as the interpreter's form and come back as dicts);
-    `graphs`: the compiled graphs, whose prim::SetAttr targets that are buffers are read back too."""
+    `graphs`: the compiled graphs, whose prim::SetAttr targets that are buffers are read back too. `immutable`:
+    {(path, name)} of attributes whose values cannot change in place (numbers, strings): those no prim::SetAttr
+    writes are not read back (an attribute set from Python that compiled code only reads: _read_attributes.py)."""
 
-    def __init__(self, root, attributes, graphs):
+    def __init__(self, root, attributes, graphs, immutable=frozenset()):
         self.attributes = [(attribute_store(_owner(root, a[0]), a[1]), a[0], a[1], a[2]) for a in attributes]
         self.dict_types = {(a[0], a[1]): a[3] for a in attributes if len(a) > 3 and a[3] is not None}
         known = {(a[0], a[1]) for a in attributes}
         written = set()
         for g in graphs:
             written |= setattr_targets(g)
+        self.pulled = [a for a in self.attributes if (a[1], a[2]) not in immutable or (a[1], a[2]) in written]
         self.buffers = []
         for path, name in sorted(written - known):
             try:
@@ -96,7 +99,7 @@ class StateSync:
         """Copies what the graph may have assigned back into the Python modules. `slots`: the cached
         object's (dicts, names, tensors) columns, updated for a replaced buffer so the cache stays valid."""
         dict_types = self.dict_types
-        for store, path, name, _ in self.attributes:
+        for store, path, name, _ in self.pulled:
             v = self._object_at(obj, path, found).getattr(name)
             if dict_types and (path, name) in dict_types:
                 from torchlite.jit._script import _from_output

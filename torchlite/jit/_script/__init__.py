@@ -7,6 +7,7 @@ of non-user objects (forwarding lambdas, scripted submodules, unannotated defaul
 from __future__ import annotations
 
 import inspect
+import weakref
 
 import torchlite as _tl
 from torchlite._C import _jit
@@ -410,12 +411,22 @@ def _training_key(module):
 
 
 def _methods_of(module):
-    names = ["forward"]
-    for name in dir(type(module)):
-        attr = inspect.getattr_static(type(module), name, None)
-        if name != "forward" and getattr(attr, "_torchlite_jit_export", False):
-            names.append(name)
-    return names
+    cls = type(module)
+    names = _exported.get(cls)
+    if names is None:
+        names = ["forward"]
+        for name in dir(cls):
+            attr = inspect.getattr_static(cls, name, None)
+            if name != "forward" and getattr(attr, "_torchlite_jit_export", False):
+                names.append(name)
+        try:
+            _exported[cls] = names
+        except TypeError:
+            pass
+    return list(names)
+
+
+_exported = weakref.WeakKeyDictionary()  # class -> names of the methods script compiles (recompiles read them again)
 
 
 def _script_module(module):
@@ -428,7 +439,7 @@ def _script_module(module):
 
 
 from torchlite.jit._enum_archive import enum_table  # noqa: E402
-from torchlite.jit import _object_attributes  # noqa: E402
+from torchlite.jit import _object_attributes, _read_attributes  # noqa: E402
 from torchlite.jit._attribute_cast import cast_attribute, check_submodules  # noqa: E402
 from torchlite.jit._script_copy import script_copy  # noqa: E402
 from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
@@ -453,9 +464,30 @@ class ScriptedModule(_TracedModule):
         self.__dict__.pop("_current", None)  # the training flags changed: look the graphs up again
         return self
 
+    def _read_at_run_time(self, module, name, t):
+        """`module.name`, read as a constant so far, was set from Python: compile again reading it with
+        prim::GetAttr (an attribute compiled code assigns, as far as compiling is concerned), or, if that does not
+        compile, with the new value as a constant (_read_attributes.py)."""
+        attrs = self.__dict__["_attrs"]
+        attrs.add(module, name, t)
+        self._drop_compiled()
+        try:
+            self._compiled()
+        except Exception:  # noqa: BLE001 (a run-time read this compiler cannot type: keep the constant)
+            del attrs.types[(id(module), name)]
+            self._drop_compiled()
+
+    def _drop_compiled(self):
+        """An attribute compiled code read as a constant was set from Python (_read_attributes.py): the next
+        call compiles again (a concrete-type cache hit for values seen before)."""
+        self.__dict__["_compiled_by_mode"].clear()
+        self.__dict__.pop("_current", None)
+
     def _compile_methods(self, module):
         attrs = self.__dict__["_attrs"]
-        if not attrs.types:  # the user's modules' plain `self.x = ...`: known before the first compilation
+        if not attrs.types and not self.__dict__.get("_prescanned"):
+            # the user's modules' plain `self.x = ...`: known before the first compilation
+            self.__dict__["_prescanned"] = True
             for m in module.modules():
                 if not type(m).__module__.startswith("torchlite."):
                     attrs.prescan(m, [getattr(type(m), name) for name in _methods_of(m)
@@ -488,7 +520,9 @@ class ScriptedModule(_TracedModule):
         attrs = self.__dict__["_attrs"]
         entries = [(paths[mid], name, t.kind == "float", t if _holds_dicts(t) else None)
                    for (mid, name), t in attrs.types.items() if mid in paths]
-        return StateSync(root, entries, [g for g, _ in found.values()])
+        immutable = {(paths[mid], name) for (mid, name), t in attrs.types.items()
+                     if mid in paths and t.kind in ("int", "float", "bool", "str")}
+        return StateSync(root, entries, [g for g, _ in found.values()], immutable)
 
     def _compiled(self):
         current = self.__dict__.get("_current")
@@ -507,7 +541,8 @@ class ScriptedModule(_TracedModule):
                 module.training = saved
             if grew:  # graphs of other modes read attributes now known to be assigned as constants
                 cache.clear()
-            check_submodules(module, self.__dict__["_attrs"])  # `scripted.sub.count = v` cast as torch
+            check_submodules(module, self.__dict__["_attrs"], self)  # `scripted.sub.count = v` cast as torch
+            _read_attributes.record(module, _read_attributes.read_names(module, self.__dict__["_attrs"]))
             sync = self._state_sync(found)
             found["$sync"] = sync = sync if sync else None  # None: nothing to keep in step (the common case)
             found["$forward"] = found["forward"] + (sync,)  # what a call reads, in one lookup
@@ -539,10 +574,11 @@ class ScriptedModule(_TracedModule):
     def __getattr__(self, name):
         compiled = self.__dict__.get("_compiled_by_mode")
         if compiled is not None and name != "forward" and name in _methods_of(self.__dict__["_traced_from"]):
-            compiled = self._compiled()
-            graph, sig = compiled[name]
+            self._compiled()  # compile errors now
 
             def method(*args, **kwargs):
+                compiled = self._compiled()  # at the call: a set attribute may have dropped the graphs
+                graph, sig = compiled[name]
                 inputs = [self._object()] + sig.inputs(name, args, kwargs)
                 return _from_output(self._call(graph, inputs, compiled["$sync"]), sig.ret)
             return method
@@ -560,8 +596,10 @@ class ScriptedModule(_TracedModule):
                 value = _object_attributes.from_python(original, name, value)
             else:
                 t = self.__dict__["_attrs"].type_of(original, name)
-                if t is not None:  # an attribute compiled code assigns: cast to its type, as torch
-                    value = cast_attribute(name, t, value)
+                if t is None:  # compiled code reads it as a constant: cast, compile again at the next call
+                    _read_attributes.set_read_attribute(original, name, value, self)
+                    return
+                value = cast_attribute(name, t, value)  # an attribute compiled code assigns: cast, as torch
             original.__dict__[name] = value  # the module's own attribute, which compiled code reads
             return
         super().__setattr__(name, value)

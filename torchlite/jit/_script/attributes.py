@@ -58,12 +58,32 @@ def declared_type(module, name, where):
     if ann is not None:
         return T.from_annotation(ann, where)
     v = module.__dict__[name]
-    return T.NONE if v is None else T.of_value(v)
+    return T.NONE if v is None else T.of_value(v) or dict_type(v)
+
+
+def dict_type(v):
+    """A non-empty dict's Dict[K, V] (keys of one type, values of one type), as torch infers an attribute's."""
+    if not isinstance(v, dict) or not v:
+        return None
+    keys = {repr(T.of_value(k)) for k in v}
+    values = [T.of_value(x) for x in v.values()]
+    k = T.of_value(next(iter(v)))
+    if len(keys) != 1 or k is None or k.kind not in T.DICT_KEYS or None in values or \
+            any(x != values[0] for x in values):
+        return None
+    return T.Dict(k, values[0])
+
+
+# methods of lists and dicts that change the container: `self.lst.append(x)` makes `lst` state (torch: a run-time
+# attribute whose changes persist across calls), not a constant of the compilation
+_MUTATORS = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "update",
+                       "setdefault", "popitem"))
 
 
 def plain_assignments(fn):
-    """The names `self.<name>` that fn's body assigns (`=`, `+=`, annotated), fn's first argument
-    being self; empty when its source cannot be read."""
+    """The names `self.<name>` that fn's body assigns (`=`, `+=`, annotated) or changes in place
+    (`self.lst.append(x)`, `self.d[k] = v`, `self.lst[i] += 1`), fn's first argument being self; empty when
+    its source cannot be read."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
@@ -72,14 +92,30 @@ def plain_assignments(fn):
     if not isinstance(fdef, ast.FunctionDef) or not fdef.args.args:
         return set()
     me = fdef.args.args[0].arg
+
+    def self_attr(e):
+        return e.attr if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me else None
+
+    # local names bound to `self.<name>` (`lst = self.lst`): changing them in place changes the attribute
+    aliases = {n.targets[0].id: self_attr(n.value) for n in ast.walk(fdef) if isinstance(n, ast.Assign)
+               and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and self_attr(n.value)}
+
+    def container(e):  # the attribute whose container `e` is: self.<name>, or a local alias of it
+        return aliases.get(e.id) if isinstance(e, ast.Name) else self_attr(e)
+
     out = set()
     for node in ast.walk(fdef):
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         for t in targets:
             for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
-                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
-                    out.add(e.attr)
+                name = container(e.value) if isinstance(e, ast.Subscript) else self_attr(e)  # self.d[k] = v too
+                if name:
+                    out.add(name)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+            name = container(node.func.value)
+            if name:
+                out.add(name)
     return out
 
 

@@ -1869,6 +1869,8 @@ class Compiler:
             out = self.insert("prim::GetAttr", [self.value(base, node)], [state_type]).s_("name", name).output()
             return SV(state_type, value=out)
         cls_attr = inspect.getattr_static(type(mod), name, None)
+        if isinstance(cls_attr, property) and name in getattr(type(mod), "_jit_read_attributes", ()):
+            cls_attr = None  # the casting property of a plain attribute (_attribute_cast.py), not the user's
         if isinstance(cls_attr, (pytypes.FunctionType, staticmethod, classmethod)) or isinstance(cls_attr, property):
             if isinstance(cls_attr, property):
                 return self.inline(cls_attr.fget, [], {}, node, self_sv=base)

@@ -86,7 +86,8 @@ def _module_entry(m, index, owned, state):
             continue
         t = state.get((id(m), name))  # assigned by compiled code: read at run time, only its type matters
         attrs.append((name, ("state", repr(t)) if t is not None else _value(v, owned)))
-    return (type(m), m.training,
+    from torchlite.jit._attribute_cast import base_class
+    return (base_class(type(m)), m.training,
             tuple((n, p is None, type(p)) for n, p in m._parameters.items()),
             tuple((n, b is None) for n, b in m._buffers.items()),
             tuple((n, None if s is None else index[id(s)]) for n, s in m._modules.items()),
