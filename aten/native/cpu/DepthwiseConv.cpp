@@ -1,0 +1,404 @@
+// The direct depthwise convolution (DepthwiseConv.h). Every pass is a correlation of one plane with a
+// KH x KW kernel, computed from a zero-padded copy of the source plane (a few KB, in L1) so that the
+// inner loops have no bounds tests:
+//   forward         x plane            -> out plane (+ bias), per output channel
+//   input gradient  go planes          -> gi plane: stride 1, the same correlation of grad_output with
+//                                         the kernel flipped (padding d * (k - 1) - p; negative = crop);
+//                                         other strides scatter-add grad_output into the padded layout
+//   weight gradient go plane . shifted x plane, one dot product per tap
+// The padded copy is in "phase" layout: padded column c is stored at phase c % sw, index c / sw, so
+// the source columns one tap reads for consecutive output columns are consecutive for every stride.
+// The loops run along the output row in GCC vector types (32 bytes: 8 floats / 4 doubles), four
+// vectors at a time, with the taps of 1x3 / 3x3 kernels held in registers; they are compiled per ISA
+// (TL_TARGET_CLONES). Work is split over (image, channel) planes, or for the weight gradient over
+// (block of images, channel) so that each sum is taken in the same order for any thread count.
+#include "aten/native/cpu/DepthwiseConv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "aten/core/Parallel.h"
+#include "aten/native/cpu/Vectorize.h"
+
+namespace tl::native::depthwise {
+
+namespace {
+
+typedef float vf8 __attribute__((vector_size(32)));
+typedef double vd4 __attribute__((vector_size(32)));
+template <typename T>
+struct VecOf;
+template <>
+struct VecOf<float> {
+  using type = vf8;
+};
+template <>
+struct VecOf<double> {
+  using type = vd4;
+};
+template <typename T>
+using Vec = typename VecOf<T>::type;
+template <typename T>
+constexpr int64_t kLanes = 32 / sizeof(T);
+
+template <typename T>
+TL_ALWAYS_INLINE Vec<T> load(const T* p) {
+  Vec<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename T>
+TL_ALWAYS_INLINE void store(T* p, Vec<T> v) {
+  std::memcpy(p, &v, sizeof v);
+}
+template <typename T>
+TL_ALWAYS_INLINE Vec<T> splat(T x) {
+  return Vec<T>{} + x;
+}
+// The first n (< lanes) elements of p, the other lanes zero: a row's last, partial vector (reading
+// past it could meet an inf of the next columns, and 0 * inf would poison a weight-gradient sum).
+// (Written through a reference: GCC's -Wpsabi flags this helper's vector return in the baseline clone.)
+template <typename T>
+TL_ALWAYS_INLINE void load_part(Vec<T>& v, const T* p, int64_t n) {
+  T tmp[kLanes<T>] = {};
+  std::memcpy(tmp, p, static_cast<size_t>(n) * sizeof(T));
+  v = load(tmp);
+}
+template <typename T>
+TL_ALWAYS_INLINE void store_part(T* p, Vec<T> v, int64_t n) {
+  T tmp[kLanes<T>];
+  store(tmp, v);
+  std::memcpy(p, tmp, static_cast<size_t>(n) * sizeof(T));
+}
+
+int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+// One correlation: out[oh][ow] = sum over taps of k[kh][kw] * padded[oh * sh + kh * dh][ow * sw + kw * dw],
+// where padded row r / column c is the source's (r - top, c - left), zero outside it.
+struct Plane {
+  int64_t src_h, src_w, top, left;
+  int64_t out_h, out_w;
+  int64_t kh, kw, sh, sw, dh, dw;
+  int64_t rows, wq, rstride;  // the padded copy: rows x (sw phases of wq elements)
+  std::vector<int64_t> off;   // per tap (kh-major): its offset in the padded copy
+
+  Plane(int64_t src_h_, int64_t src_w_, int64_t top_, int64_t left_, int64_t out_h_, int64_t out_w_, int64_t kh_,
+        int64_t kw_, int64_t sh_, int64_t sw_, int64_t dh_, int64_t dw_, int64_t lanes)
+      : src_h(src_h_), src_w(src_w_), top(top_), left(left_), out_h(out_h_), out_w(out_w_), kh(kh_), kw(kw_),
+        sh(sh_), sw(sw_), dh(dh_), dw(dw_) {
+    rows = (out_h - 1) * sh + (kh - 1) * dh + 1;
+    // Each phase holds every padded column a tap reads, and a row's last vector may read up to a
+    // whole vector past the last output column.
+    wq = (kw - 1) * dw / sw + round_up(out_w, lanes);
+    rstride = sw * wq;
+    for (int64_t i = 0; i < kh; ++i)
+      for (int64_t j = 0; j < kw; ++j) off.push_back(i * dh * rstride + (j * dw % sw) * wq + j * dw / sw);
+  }
+  int64_t taps() const { return kh * kw; }
+  int64_t buffer_size() const { return rows * rstride; }
+};
+
+template <typename T>
+void fill_padded(const T* src, const Plane& g, T* buf) {
+  for (int64_t r = 0; r < g.rows; ++r) {
+    T* row = buf + r * g.rstride;
+    const int64_t sr = r - g.top;
+    if (sr < 0 || sr >= g.src_h) {
+      std::fill(row, row + g.rstride, T(0));
+      continue;
+    }
+    const T* s = src + sr * g.src_w;
+    if (g.sw == 1) {
+      const int64_t lo = std::clamp<int64_t>(g.left, 0, g.wq);
+      const int64_t hi = std::max(lo, std::clamp<int64_t>(g.left + g.src_w, 0, g.wq));
+      std::fill(row, row + lo, T(0));
+      std::copy(s + (lo - g.left), s + (hi - g.left), row + lo);
+      std::fill(row + hi, row + g.wq, T(0));
+      continue;
+    }
+    for (int64_t q = 0; q < g.sw; ++q)
+      for (int64_t j = 0; j < g.wq; ++j) {
+        const int64_t c = j * g.sw + q - g.left;
+        row[q * g.wq + j] = c >= 0 && c < g.src_w ? s[c] : T(0);
+      }
+  }
+}
+
+// out = (accumulate ? out : bias) + the correlation of the padded copy with `taps`. KT > 0: the tap
+// count known at compile time (taps held in registers), 0: any.
+template <typename T, int KT>
+TL_ALWAYS_INLINE void correlate_impl(const T* buf, const Plane& g, const T* taps, T bias, bool accumulate, T* out) {
+  using V = Vec<T>;
+  constexpr int64_t L = kLanes<T>;
+  const int64_t nt = KT > 0 ? KT : g.taps();
+  const int64_t* off = g.off.data();
+  V wv[KT > 0 ? KT : 1];
+  if constexpr (KT > 0)
+    for (int t = 0; t < KT; ++t) wv[t] = splat(taps[t]);
+  // The tap's weight in every lane: from the registers, or broadcast from memory.
+#define TL_DW_TAP(t) (KT > 0 ? wv[KT > 0 ? (t) : 0] : splat(taps[t]))
+  const int64_t OW = g.out_w, step = g.sh * g.rstride;
+  for (int64_t oh = 0; oh < g.out_h; ++oh) {
+    const T* b = buf + oh * step;
+    T* o = out + oh * OW;
+    int64_t ow = 0;
+    for (; ow + 4 * L <= OW; ow += 4 * L) {
+      V a0 = splat(bias), a1 = a0, a2 = a0, a3 = a0;
+      if (accumulate) {
+        a0 = load(o + ow);
+        a1 = load(o + ow + L);
+        a2 = load(o + ow + 2 * L);
+        a3 = load(o + ow + 3 * L);
+      }
+#pragma GCC unroll 16
+      for (int64_t t = 0; t < nt; ++t) {
+        const V w = TL_DW_TAP(t);
+        const T* s = b + off[t] + ow;
+        a0 += w * load(s);
+        a1 += w * load(s + L);
+        a2 += w * load(s + 2 * L);
+        a3 += w * load(s + 3 * L);
+      }
+      store(o + ow, a0);
+      store(o + ow + L, a1);
+      store(o + ow + 2 * L, a2);
+      store(o + ow + 3 * L, a3);
+    }
+    for (; ow < OW; ow += L) {
+      const int64_t n = std::min(L, OW - ow);
+      V a = splat(bias);
+      if (accumulate && n == L) a = load(o + ow);
+      else if (accumulate) load_part(a, o + ow, n);
+#pragma GCC unroll 16
+      for (int64_t t = 0; t < nt; ++t) a += TL_DW_TAP(t) * load(b + off[t] + ow);  // within the copy's slack
+      if (n == L) store(o + ow, a);
+      else store_part(o + ow, a, n);
+    }
+  }
+#undef TL_DW_TAP
+}
+
+template <typename T>
+TL_TARGET_CLONES void correlate(const T* buf, const Plane& g, const T* taps, T bias, bool accumulate, T* out) {
+  switch (g.taps()) {
+    case 9: correlate_impl<T, 9>(buf, g, taps, bias, accumulate, out); break;
+    case 3: correlate_impl<T, 3>(buf, g, taps, bias, accumulate, out); break;
+    default: correlate_impl<T, 0>(buf, g, taps, bias, accumulate, out);
+  }
+}
+
+// Partial sums in float lanes are moved into the double sums after about this many products per lane.
+constexpr int64_t kFlushPerLane = 128;
+
+template <typename T>
+TL_ALWAYS_INLINE double lane_sum(Vec<T> v) {
+  double s = 0;
+  for (int64_t i = 0; i < kLanes<T>; ++i) s += static_cast<double>(v[i]);
+  return s;
+}
+
+// sums[t] += sum over the output plane of go[oh][ow] * padded[oh * sh + kh * dh][ow * sw + kw * dw].
+template <typename T, int KT>
+TL_ALWAYS_INLINE void tap_dots_impl(const T* buf, const Plane& g, const T* go, double* sums) {
+  using V = Vec<T>;
+  constexpr int64_t L = kLanes<T>;
+  const int64_t OW = g.out_w, step = g.sh * g.rstride, full = OW / L * L, rest = OW - full;
+  const int64_t flush_rows = std::max<int64_t>(1, kFlushPerLane * L / std::max<int64_t>(1, OW));
+  const int64_t* off = g.off.data();
+  if constexpr (KT > 0) {
+    V a[KT];
+    for (int t = 0; t < KT; ++t) a[t] = V{};
+    for (int64_t oh = 0; oh < g.out_h; ++oh) {
+      const T* b = buf + oh * step;
+      const T* gr = go + oh * OW;
+      for (int64_t ow = 0; ow < full; ow += L) {
+        const V gv = load(gr + ow);
+#pragma GCC unroll 16
+        for (int t = 0; t < KT; ++t) a[t] += gv * load(b + off[t] + ow);
+      }
+      if (rest) {
+        V gv, bv;
+        load_part(gv, gr + full, rest);
+#pragma GCC unroll 16
+        for (int t = 0; t < KT; ++t) {
+          load_part(bv, b + off[t] + full, rest);
+          a[t] += gv * bv;
+        }
+      }
+      if ((oh + 1) % flush_rows == 0 || oh + 1 == g.out_h)
+        for (int t = 0; t < KT; ++t) {
+          sums[t] += lane_sum<T>(a[t]);
+          a[t] = V{};
+        }
+    }
+  } else {
+    for (int64_t t = 0; t < g.taps(); ++t) {
+      V a{};
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        const T* b = buf + oh * step + off[t];
+        const T* gr = go + oh * OW;
+        for (int64_t ow = 0; ow < full; ow += L) a += load(gr + ow) * load(b + ow);
+        if (rest) {
+          V gv, bv;
+          load_part(gv, gr + full, rest);
+          load_part(bv, b + full, rest);
+          a += gv * bv;
+        }
+        if ((oh + 1) % flush_rows == 0 || oh + 1 == g.out_h) {
+          sums[t] += lane_sum<T>(a);
+          a = V{};
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+TL_TARGET_CLONES void tap_dots(const T* buf, const Plane& g, const T* go, double* sums) {
+  switch (g.taps()) {
+    case 9: tap_dots_impl<T, 9>(buf, g, go, sums); break;
+    case 3: tap_dots_impl<T, 3>(buf, g, go, sums); break;
+    default: tap_dots_impl<T, 0>(buf, g, go, sums);
+  }
+}
+
+// padded[oh * sh + kh * dh][ow * sw + kw * dw] += k[kh][kw] * go[oh][ow] (the strided input gradient).
+template <typename T>
+TL_TARGET_CLONES void scatter_taps(const T* __restrict go, const T* __restrict taps, const Plane& g,
+                                   T* __restrict buf) {
+  const int64_t OW = g.out_w, step = g.sh * g.rstride;
+  for (int64_t oh = 0; oh < g.out_h; ++oh) {
+    const T* gr = go + oh * OW;
+    for (int64_t t = 0; t < g.taps(); ++t) {
+      T* __restrict d = buf + oh * step + g.off[t];
+      const T w = taps[t];
+      for (int64_t ow = 0; ow < OW; ++ow) d[ow] += w * gr[ow];
+    }
+  }
+}
+
+// The source plane (src_h x src_w) read back from the padded layout: what scatter_taps accumulated.
+template <typename T>
+void read_padded(const T* buf, const Plane& g, T* dst) {
+  for (int64_t i = 0; i < g.src_h; ++i) {
+    T* d = dst + i * g.src_w;
+    const int64_t r = i + g.top;
+    if (r >= g.rows) {  // below every window
+      std::fill(d, d + g.src_w, T(0));
+      continue;
+    }
+    const T* row = buf + r * g.rstride;
+    for (int64_t j = 0; j < g.src_w; ++j) {
+      const int64_t c = j + g.left, q = c % g.sw, jj = c / g.sw;
+      d[j] = jj < g.wq ? row[q * g.wq + jj] : T(0);
+    }
+  }
+}
+
+// The forward problem's plane: the input padded by (ph, pw).
+template <typename T>
+Plane forward_plane(const Problem& p) {
+  return Plane(p.H, p.W, p.ph, p.pw, p.OH, p.OW, p.KH, p.KW, p.sh, p.sw, p.dh, p.dw, kLanes<T>);
+}
+
+// Planes per parallel chunk: about kGrainSize multiply-adds at least.
+int64_t plane_grain(const Problem& p) {
+  const int64_t work = std::max<int64_t>(1, p.OH * p.OW * p.KH * p.KW * p.mult);
+  return std::max<int64_t>(1, kGrainSize / work);
+}
+
+constexpr int64_t kImagesPerBlock = 8;
+
+}  // namespace
+
+template <typename T>
+void forward(const T* x, const T* w, const T* bias, T* out, const Problem& p) {
+  const Plane g = forward_plane<T>(p);
+  const int64_t I = p.H * p.W, O = p.OH * p.OW, KT = p.KH * p.KW;
+  parallel_for(0, p.batch * p.channels, plane_grain(p), [&](int64_t b, int64_t e) {
+    std::vector<T> buf(static_cast<size_t>(g.buffer_size()));
+    for (int64_t i = b; i < e; ++i) {
+      fill_padded(x + i * I, g, buf.data());
+      const int64_t c = i % p.channels;
+      for (int64_t m = 0; m < p.mult; ++m) {
+        const int64_t co = c * p.mult + m;
+        correlate<T>(buf.data(), g, w + co * KT, bias ? bias[co] : T(0), false, out + (i * p.mult + m) * O);
+      }
+    }
+  });
+}
+
+template <typename T>
+void input_grad(const T* go, const T* w, T* gi, const Problem& p) {
+  const int64_t I = p.H * p.W, O = p.OH * p.OW, KT = p.KH * p.KW;
+  if (p.sh == 1 && p.sw == 1) {
+    // gi = grad_output correlated with the flipped kernel, padded by d * (k - 1) - p.
+    const Plane g(p.OH, p.OW, p.dh * (p.KH - 1) - p.ph, p.dw * (p.KW - 1) - p.pw, p.H, p.W, p.KH, p.KW, 1, 1, p.dh,
+                  p.dw, kLanes<T>);
+    std::vector<T> flipped(static_cast<size_t>(p.channels * p.mult * KT));
+    for (int64_t co = 0; co < p.channels * p.mult; ++co)
+      for (int64_t t = 0; t < KT; ++t) flipped[co * KT + t] = w[co * KT + KT - 1 - t];
+    parallel_for(0, p.batch * p.channels, plane_grain(p), [&](int64_t b, int64_t e) {
+      std::vector<T> buf(static_cast<size_t>(g.buffer_size()));
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t c = i % p.channels;
+        for (int64_t m = 0; m < p.mult; ++m) {
+          fill_padded(go + (i * p.mult + m) * O, g, buf.data());
+          correlate<T>(buf.data(), g, flipped.data() + (c * p.mult + m) * KT, T(0), m > 0, gi + i * I);
+        }
+      }
+    });
+    return;
+  }
+  const Plane g = forward_plane<T>(p);
+  parallel_for(0, p.batch * p.channels, plane_grain(p), [&](int64_t b, int64_t e) {
+    std::vector<T> buf(static_cast<size_t>(g.buffer_size()));
+    for (int64_t i = b; i < e; ++i) {
+      std::fill(buf.begin(), buf.end(), T(0));
+      const int64_t c = i % p.channels;
+      for (int64_t m = 0; m < p.mult; ++m)
+        scatter_taps<T>(go + (i * p.mult + m) * O, w + (c * p.mult + m) * KT, g, buf.data());
+      read_padded(buf.data(), g, gi + i * I);
+    }
+  });
+}
+
+template <typename T>
+void weight_grad(const T* go, const T* x, T* gw, const Problem& p) {
+  const Plane g = forward_plane<T>(p);
+  const int64_t I = p.H * p.W, O = p.OH * p.OW, KT = p.KH * p.KW, C = p.channels;
+  const int64_t per_channel = p.mult * KT;  // one input channel's weights
+  const int64_t blocks = (p.batch + kImagesPerBlock - 1) / kImagesPerBlock;
+  // partial[block][c_out][tap]: each block's sums, added in block order below.
+  std::vector<double> partial(static_cast<size_t>(blocks * C * per_channel), 0.0);
+  const int64_t grain = std::max<int64_t>(1, plane_grain(p) / kImagesPerBlock);
+  parallel_for(0, blocks * C, grain, [&](int64_t b, int64_t e) {
+    std::vector<T> buf(static_cast<size_t>(g.buffer_size()));
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t blk = u / C, c = u % C;
+      double* sums = partial.data() + u * per_channel;
+      const int64_t n1 = std::min(p.batch, (blk + 1) * kImagesPerBlock);
+      for (int64_t n = blk * kImagesPerBlock; n < n1; ++n) {
+        fill_padded(x + (n * C + c) * I, g, buf.data());
+        for (int64_t m = 0; m < p.mult; ++m)
+          tap_dots<T>(buf.data(), g, go + ((n * C + c) * p.mult + m) * O, sums + m * KT);
+      }
+    }
+  });
+  const int64_t wsize = C * per_channel;
+  for (int64_t i = 0; i < wsize; ++i) {
+    double s = 0;
+    for (int64_t blk = 0; blk < blocks; ++blk) s += partial[static_cast<size_t>(blk * wsize + i)];
+    gw[i] = static_cast<T>(s);
+  }
+}
+
+template void forward<float>(const float*, const float*, const float*, float*, const Problem&);
+template void forward<double>(const double*, const double*, const double*, double*, const Problem&);
+template void input_grad<float>(const float*, const float*, float*, const Problem&);
+template void input_grad<double>(const double*, const double*, double*, const Problem&);
+template void weight_grad<float>(const float*, const float*, float*, const Problem&);
+template void weight_grad<double>(const double*, const double*, double*, const Problem&);
+
+}  // namespace tl::native::depthwise
