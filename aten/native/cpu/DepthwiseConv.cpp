@@ -21,6 +21,9 @@
 #include "aten/core/Parallel.h"
 #include "aten/native/cpu/Vectorize.h"
 
+// The vector helpers' baseline ABI never applies: they are always inlined.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace tl::native::depthwise {
 
 namespace {
@@ -58,7 +61,6 @@ TL_ALWAYS_INLINE Vec<T> splat(T x) {
 }
 // The first n (< lanes) elements of p, the other lanes zero: a row's last, partial vector (reading
 // past it could meet an inf of the next columns, and 0 * inf would poison a weight-gradient sum).
-// (Written through a reference: GCC's -Wpsabi flags this helper's vector return in the baseline clone.)
 template <typename T>
 TL_ALWAYS_INLINE void load_part(Vec<T>& v, const T* p, int64_t n) {
   T tmp[kLanes<T>] = {};
