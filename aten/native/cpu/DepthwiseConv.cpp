@@ -127,58 +127,79 @@ void fill_padded(const T* src, const Plane& g, T* buf) {
   }
 }
 
-// out = (accumulate ? out : bias) + the correlation of the padded copy with `taps`. KT > 0: the tap
-// count known at compile time (taps held in registers), 0: any.
-template <typename T, int KT>
-TL_ALWAYS_INLINE void correlate_impl(const T* buf, const Plane& g, const T* taps, T bias, bool accumulate, T* out) {
+// NR output rows x NV vectors of one correlation, each its own accumulator (a 3x3 kernel's 9 dependent
+// FMAs per vector would otherwise wait on the FMA latency), the last vector holding `last` columns.
+// KT > 0: the tap count known at compile time, the taps' broadcasts in wv; 0: any, broadcast from taps.
+template <typename T, int KT, int NR, int NV>
+TL_ALWAYS_INLINE void correlate_block(const T* b, int64_t step, const int64_t* off, const Vec<T>* wv, const T* taps,
+                                      int64_t nt, T bias, bool accumulate, T* o, int64_t ldo, int64_t last) {
   using V = Vec<T>;
   constexpr int64_t L = kLanes<T>;
-  const int64_t nt = KT > 0 ? KT : g.taps();
-  const int64_t* off = g.off.data();
-  V wv[KT > 0 ? KT : 1];
-  if constexpr (KT > 0)
-    for (int t = 0; t < KT; ++t) wv[t] = splat(taps[t]);
-  // The tap's weight in every lane: from the registers, or broadcast from memory.
-#define TL_DW_TAP(t) (KT > 0 ? wv[KT > 0 ? (t) : 0] : splat(taps[t]))
-  const int64_t OW = g.out_w, step = g.sh * g.rstride;
-  for (int64_t oh = 0; oh < g.out_h; ++oh) {
-    const T* b = buf + oh * step;
-    T* o = out + oh * OW;
-    int64_t ow = 0;
-    for (; ow + 4 * L <= OW; ow += 4 * L) {
-      V a0 = splat(bias), a1 = a0, a2 = a0, a3 = a0;
-      if (accumulate) {
-        a0 = load(o + ow);
-        a1 = load(o + ow + L);
-        a2 = load(o + ow + 2 * L);
-        a3 = load(o + ow + 3 * L);
-      }
-#pragma GCC unroll 16
-      for (int64_t t = 0; t < nt; ++t) {
-        const V w = TL_DW_TAP(t);
-        const T* s = b + off[t] + ow;
-        a0 += w * load(s);
-        a1 += w * load(s + L);
-        a2 += w * load(s + 2 * L);
-        a3 += w * load(s + 3 * L);
-      }
-      store(o + ow, a0);
-      store(o + ow + L, a1);
-      store(o + ow + 2 * L, a2);
-      store(o + ow + 3 * L, a3);
+  V a[NR][NV];
+#pragma GCC unroll 4
+  for (int r = 0; r < NR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      a[r][v] = splat(bias);
+      if (!accumulate) continue;
+      if (v < NV - 1 || last == L) a[r][v] = load(o + r * ldo + v * L);
+      else load_part(a[r][v], o + r * ldo + v * L, last);
     }
-    for (; ow < OW; ow += L) {
-      const int64_t n = std::min(L, OW - ow);
-      V a = splat(bias);
-      if (accumulate && n == L) a = load(o + ow);
-      else if (accumulate) load_part(a, o + ow, n);
 #pragma GCC unroll 16
-      for (int64_t t = 0; t < nt; ++t) a += TL_DW_TAP(t) * load(b + off[t] + ow);  // within the copy's slack
-      if (n == L) store(o + ow, a);
-      else store_part(o + ow, a, n);
+  for (int64_t t = 0; t < (KT > 0 ? KT : nt); ++t) {
+    V w;
+    if constexpr (KT > 0) w = wv[t];
+    else w = splat(taps[t]);
+#pragma GCC unroll 4
+    for (int r = 0; r < NR; ++r) {
+      const T* s = b + r * step + off[t];  // a partial last vector reads the copy's slack
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) a[r][v] += w * load(s + v * L);
     }
   }
-#undef TL_DW_TAP
+#pragma GCC unroll 4
+  for (int r = 0; r < NR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      if (v < NV - 1 || last == L) store(o + r * ldo + v * L, a[r][v]);
+      else store_part(o + r * ldo + v * L, a[r][v], last);
+    }
+}
+
+// NR output rows (starting at b / o): blocks of 4 vectors, then one block of the 1 to 4 vectors left.
+template <typename T, int KT, int NR>
+TL_ALWAYS_INLINE void correlate_rows(const T* b, int64_t step, const int64_t* off, const Vec<T>* wv, const T* taps,
+                                     int64_t nt, T bias, bool accumulate, T* o, int64_t OW) {
+  constexpr int64_t L = kLanes<T>;
+  int64_t ow = 0;
+  for (; ow + 4 * L <= OW; ow += 4 * L)
+    correlate_block<T, KT, NR, 4>(b + ow, step, off, wv, taps, nt, bias, accumulate, o + ow, OW, L);
+  const int64_t rest = OW - ow;
+  if (rest == 0) return;
+  const int64_t nv = (rest + L - 1) / L, last = rest - (nv - 1) * L;
+  b += ow;
+  o += ow;
+  switch (nv) {
+    case 1: correlate_block<T, KT, NR, 1>(b, step, off, wv, taps, nt, bias, accumulate, o, OW, last); break;
+    case 2: correlate_block<T, KT, NR, 2>(b, step, off, wv, taps, nt, bias, accumulate, o, OW, last); break;
+    case 3: correlate_block<T, KT, NR, 3>(b, step, off, wv, taps, nt, bias, accumulate, o, OW, last); break;
+    default: correlate_block<T, KT, NR, 4>(b, step, off, wv, taps, nt, bias, accumulate, o, OW, last);
+  }
+}
+
+// out = (accumulate ? out : bias) + the correlation of the padded copy with `taps`, two rows at a time.
+template <typename T, int KT>
+TL_ALWAYS_INLINE void correlate_impl(const T* buf, const Plane& g, const T* taps, T bias, bool accumulate, T* out) {
+  Vec<T> wv[KT > 0 ? KT : 1];
+  if constexpr (KT > 0)
+    for (int t = 0; t < KT; ++t) wv[t] = splat(taps[t]);
+  const int64_t nt = g.taps(), OW = g.out_w, step = g.sh * g.rstride;
+  const int64_t* off = g.off.data();
+  int64_t oh = 0;
+  for (; oh + 2 <= g.out_h; oh += 2)
+    correlate_rows<T, KT, 2>(buf + oh * step, step, off, wv, taps, nt, bias, accumulate, out + oh * OW, OW);
+  if (oh < g.out_h)
+    correlate_rows<T, KT, 1>(buf + oh * step, step, off, wv, taps, nt, bias, accumulate, out + oh * OW, OW);
 }
 
 template <typename T>
