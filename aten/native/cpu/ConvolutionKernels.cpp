@@ -645,11 +645,9 @@ depthwise::Problem depthwise_problem(const ConvShape& sh) {
 template <typename T>
 void depthwise_backward(const Tensor& go, const Tensor& x, const Tensor& w, Tensor& gi, Tensor& gw, Tensor& gb,
                         const ConvShape& sh) {
-  const depthwise::Problem p = depthwise_problem(sh);
-  const T* gop = go.data_ptr<T>();
-  if (gi.defined()) depthwise::input_grad<T>(gop, w.data_ptr<T>(), gi.data_ptr<T>(), p);
-  if (gw.defined()) depthwise::weight_grad<T>(gop, x.data_ptr<T>(), gw.data_ptr<T>(), p);
-  if (gb.defined()) bias_grad<T>(gop, gb.data_ptr<T>(), sh.batch, sh.bias_channels, p.OH * p.OW);
+  auto ptr = [](Tensor& t) { return t.defined() ? t.data_ptr<T>() : nullptr; };
+  depthwise::backward<T>(go.data_ptr<T>(), x.data_ptr<T>(), w.data_ptr<T>(), ptr(gi), ptr(gw), ptr(gb),
+                         depthwise_problem(sh));
 }
 
 // float32, float64 and the integers; float16/bfloat16 are widened by the callers.
@@ -755,6 +753,11 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_kernel(const Tensor& gra
   if (output_mask[0]) gi = empty_tensor(input.sizes(), st, input.device());
   if (output_mask[1]) gw = empty_tensor(weight.sizes(), st, input.device());
   if (output_mask[2]) gb = empty_tensor({out_ch}, st, input.device());
+  if (depthwise_ok(sh, transposed, st)) {
+    if (st == ScalarType::Float32) depthwise_backward<float>(go, x, w, gi, gw, gb, sh);
+    else depthwise_backward<double>(go, x, w, gi, gw, gb, sh);
+    return {gi, gw, gb};
+  }
   // With stride 1, a convolution's input gradient is itself a convolution of grad_output with the
   // weight flipped and its channel dims swapped (padding d * (k - 1) - p): one product of depth
   // out_channels * K per position instead of a depth-out_channels product and a col2im pass
@@ -763,11 +766,6 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_kernel(const Tensor& gra
   // (in_channels * K rows): conv2d 3 -> 64 channels spent 9 ms im2col-ing 576 rows per image where
   // the transposed product and col2im of 27 rows take 3 ms (PyTorch: 7.4 ms); ResNet's 64 -> 64 and
   // conv1d's 64 -> 128 are faster as the convolution (measured).
-  if (depthwise_ok(sh, transposed, st)) {
-    if (st == ScalarType::Float32) depthwise_backward<float>(go, x, w, gi, gw, gb, sh);
-    else depthwise_backward<double>(go, x, w, gi, gw, gb, sh);
-    return {gi, gw, gb};
-  }
   bool full_conv_ok = !transposed && output_mask[0] && sh.col_channels <= 2 * sh.img_channels;
   DimVector full_pad;
   const DimVector dil = expand_param(dilation, sh.nsp, "dilation");

@@ -331,7 +331,55 @@ int64_t plane_grain(const Problem& p) {
   return std::max<int64_t>(1, kGrainSize / work);
 }
 
+// The weight and bias gradients sum over blocks of this many images; the blocks' sums are added in order.
 constexpr int64_t kImagesPerBlock = 8;
+
+// One plane's sum in double (the bias gradient), compiled per ISA so the widened sum vectorizes.
+template <typename T>
+TL_TARGET_CLONES double plane_sum(const T* v, int64_t n) {
+  double acc = 0;
+#pragma omp simd reduction(+ : acc)
+  for (int64_t i = 0; i < n; ++i) acc += static_cast<double>(v[i]);
+  return acc;
+}
+
+// The input gradient plane by plane. Stride 1: grad_output correlated with the flipped kernel, padded
+// by d * (k - 1) - p. Other strides: grad_output scattered into the forward's padded layout, read back.
+template <typename T>
+struct InputGrad {
+  const Problem& p;
+  bool gather;
+  Plane g;
+  std::vector<T> taps;  // flipped for the gather
+
+  InputGrad(const T* w, const Problem& p_)
+      : p(p_), gather(p_.sh == 1 && p_.sw == 1),
+        g(gather ? Plane(p.OH, p.OW, p.dh * (p.KH - 1) - p.ph, p.dw * (p.KW - 1) - p.pw, p.H, p.W, p.KH, p.KW, 1, 1,
+                         p.dh, p.dw, kLanes<T>)
+                 : forward_plane<T>(p)) {
+    const int64_t KT = p.KH * p.KW, n = p.channels * p.mult * KT;
+    taps.assign(w, w + n);
+    if (gather)
+      for (int64_t co = 0; co < p.channels * p.mult; ++co) std::reverse(taps.begin() + co * KT, taps.begin() + (co + 1) * KT);
+  }
+
+  // gi's plane i = (image, channel) from grad_output's planes i * mult + m; buf: g.buffer_size() elements.
+  void plane(const T* go, int64_t i, T* gi, T* buf) const {
+    const int64_t O = p.OH * p.OW, KT = p.KH * p.KW, c = i % p.channels;
+    T* dst = gi + i * p.H * p.W;
+    if (gather) {
+      for (int64_t m = 0; m < p.mult; ++m) {
+        fill_padded(go + (i * p.mult + m) * O, g, buf);
+        correlate<T>(buf, g, taps.data() + (c * p.mult + m) * KT, T(0), m > 0, dst);
+      }
+      return;
+    }
+    std::fill(buf, buf + g.buffer_size(), T(0));
+    for (int64_t m = 0; m < p.mult; ++m)
+      scatter_taps<T>(go + (i * p.mult + m) * O, taps.data() + (c * p.mult + m) * KT, g, buf);
+    read_padded(buf, g, dst);
+  }
+};
 
 }  // namespace
 
@@ -353,75 +401,56 @@ void forward(const T* x, const T* w, const T* bias, T* out, const Problem& p) {
 }
 
 template <typename T>
-void input_grad(const T* go, const T* w, T* gi, const Problem& p) {
-  const int64_t I = p.H * p.W, O = p.OH * p.OW, KT = p.KH * p.KW;
-  if (p.sh == 1 && p.sw == 1) {
-    // gi = grad_output correlated with the flipped kernel, padded by d * (k - 1) - p.
-    const Plane g(p.OH, p.OW, p.dh * (p.KH - 1) - p.ph, p.dw * (p.KW - 1) - p.pw, p.H, p.W, p.KH, p.KW, 1, 1, p.dh,
-                  p.dw, kLanes<T>);
-    std::vector<T> flipped(static_cast<size_t>(p.channels * p.mult * KT));
-    for (int64_t co = 0; co < p.channels * p.mult; ++co)
-      for (int64_t t = 0; t < KT; ++t) flipped[co * KT + t] = w[co * KT + KT - 1 - t];
+void backward(const T* go, const T* x, const T* w, T* gi, T* gw, T* gb, const Problem& p) {
+  const InputGrad<T> ig(w, p);
+  if (!gw && !gb) {
+    if (!gi) return;
     parallel_for(0, p.batch * p.channels, plane_grain(p), [&](int64_t b, int64_t e) {
-      std::vector<T> buf(static_cast<size_t>(g.buffer_size()));
-      for (int64_t i = b; i < e; ++i) {
-        const int64_t c = i % p.channels;
-        for (int64_t m = 0; m < p.mult; ++m) {
-          fill_padded(go + (i * p.mult + m) * O, g, buf.data());
-          correlate<T>(buf.data(), g, flipped.data() + (c * p.mult + m) * KT, T(0), m > 0, gi + i * I);
-        }
-      }
+      std::vector<T> buf(static_cast<size_t>(ig.g.buffer_size()));
+      for (int64_t i = b; i < e; ++i) ig.plane(go, i, gi, buf.data());
     });
     return;
   }
+  // One pass over (block of images, channel) units: each grad_output plane is read from memory once
+  // and used, while in cache, by all three gradients.
   const Plane g = forward_plane<T>(p);
-  parallel_for(0, p.batch * p.channels, plane_grain(p), [&](int64_t b, int64_t e) {
-    std::vector<T> buf(static_cast<size_t>(g.buffer_size()));
-    for (int64_t i = b; i < e; ++i) {
-      std::fill(buf.begin(), buf.end(), T(0));
-      const int64_t c = i % p.channels;
-      for (int64_t m = 0; m < p.mult; ++m)
-        scatter_taps<T>(go + (i * p.mult + m) * O, w + (c * p.mult + m) * KT, g, buf.data());
-      read_padded(buf.data(), g, gi + i * I);
-    }
-  });
-}
-
-template <typename T>
-void weight_grad(const T* go, const T* x, T* gw, const Problem& p) {
-  const Plane g = forward_plane<T>(p);
-  const int64_t I = p.H * p.W, O = p.OH * p.OW, KT = p.KH * p.KW, C = p.channels;
-  const int64_t per_channel = p.mult * KT;  // one input channel's weights
+  const int64_t I = p.H * p.W, O = p.OH * p.OW, KT = p.KH * p.KW, C = p.channels, CO = C * p.mult;
+  const int64_t per_unit = p.mult * (KT + 1);  // sums of one unit: per output channel, its taps and the bias
   const int64_t blocks = (p.batch + kImagesPerBlock - 1) / kImagesPerBlock;
-  // partial[block][c_out][tap]: each block's sums, added in block order below.
-  std::vector<double> partial(static_cast<size_t>(blocks * C * per_channel), 0.0);
+  std::vector<double> partial(static_cast<size_t>(blocks * C * per_unit), 0.0);  // [block][c][m][tap or bias]
   const int64_t grain = std::max<int64_t>(1, plane_grain(p) / kImagesPerBlock);
   parallel_for(0, blocks * C, grain, [&](int64_t b, int64_t e) {
     std::vector<T> buf(static_cast<size_t>(g.buffer_size()));
+    std::vector<T> gbuf(gi ? static_cast<size_t>(ig.g.buffer_size()) : 0);
     for (int64_t u = b; u < e; ++u) {
       const int64_t blk = u / C, c = u % C;
-      double* sums = partial.data() + u * per_channel;
+      double* sums = partial.data() + u * per_unit;
       const int64_t n1 = std::min(p.batch, (blk + 1) * kImagesPerBlock);
       for (int64_t n = blk * kImagesPerBlock; n < n1; ++n) {
-        fill_padded(x + (n * C + c) * I, g, buf.data());
-        for (int64_t m = 0; m < p.mult; ++m)
-          tap_dots<T>(buf.data(), g, go + ((n * C + c) * p.mult + m) * O, sums + m * KT);
+        const int64_t i = n * C + c;
+        if (gw) fill_padded(x + i * I, g, buf.data());
+        for (int64_t m = 0; m < p.mult; ++m) {
+          const T* gop = go + (i * p.mult + m) * O;
+          if (gw) tap_dots<T>(buf.data(), g, gop, sums + m * (KT + 1));
+          if (gb) sums[m * (KT + 1) + KT] += plane_sum(gop, O);
+        }
+        if (gi) ig.plane(go, i, gi, gbuf.data());
       }
     }
   });
-  const int64_t wsize = C * per_channel;
-  for (int64_t i = 0; i < wsize; ++i) {
-    double s = 0;
-    for (int64_t blk = 0; blk < blocks; ++blk) s += partial[static_cast<size_t>(blk * wsize + i)];
-    gw[i] = static_cast<T>(s);
-  }
+  for (int64_t co = 0; co < CO; ++co)
+    for (int64_t t = 0; t <= KT; ++t) {
+      double s = 0;
+      for (int64_t blk = 0; blk < blocks; ++blk) s += partial[static_cast<size_t>((blk * CO + co) * (KT + 1) + t)];
+      if (t < KT && gw) gw[co * KT + t] = static_cast<T>(s);
+      if (t == KT && gb) gb[co] = static_cast<T>(s);
+    }
 }
 
 template void forward<float>(const float*, const float*, const float*, float*, const Problem&);
 template void forward<double>(const double*, const double*, const double*, double*, const Problem&);
-template void input_grad<float>(const float*, const float*, float*, const Problem&);
-template void input_grad<double>(const double*, const double*, double*, const Problem&);
-template void weight_grad<float>(const float*, const float*, float*, const Problem&);
-template void weight_grad<double>(const double*, const double*, double*, const Problem&);
+template void backward<float>(const float*, const float*, const float*, float*, float*, float*, const Problem&);
+template void backward<double>(const double*, const double*, const double*, double*, double*, double*,
+                               const Problem&);
 
 }  // namespace tl::native::depthwise

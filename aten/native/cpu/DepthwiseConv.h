@@ -19,13 +19,11 @@ struct Problem {
 template <typename T>
 void forward(const T* x, const T* w, const T* bias, T* out, const Problem& p);
 
-// gi (batch, channels, H, W) from grad_output go (batch, channels * mult, OH, OW).
+// From grad_output go (batch, channels * mult, OH, OW): gi (batch, channels, H, W), gw (channels * mult,
+// 1, KH, KW) and gb (channels * mult), each skipped when null. The weight and bias gradients are summed
+// in a fixed order (blocks of images, each channel's blocks added in order), so they do not depend on
+// the thread count; one pass reads each grad_output plane once for all three.
 template <typename T>
-void input_grad(const T* go, const T* w, T* gi, const Problem& p);
-
-// gw (channels * mult, 1, KH, KW). Summed in a fixed order (blocks of images, each channel's blocks
-// added in order), so the result does not depend on the thread count.
-template <typename T>
-void weight_grad(const T* go, const T* x, T* gw, const Problem& p);
+void backward(const T* go, const T* x, const T* w, T* gi, T* gw, T* gb, const Problem& p);
 
 }  // namespace tl::native::depthwise
