@@ -101,29 +101,33 @@ struct Plane {
   int64_t buffer_size() const { return rows * rstride; }
 };
 
+// Copies the source plane into the padded copy. Only the source's own positions are written: the
+// padding is the same for every plane, so the buffer is zeroed once when allocated (the per-row fills
+// and short memcpy calls of a full refill cost about a third of the forward's time).
 template <typename T>
-void fill_padded(const T* src, const Plane& g, T* buf) {
-  for (int64_t r = 0; r < g.rows; ++r) {
+TL_TARGET_CLONES void fill_padded(const T* __restrict src, const Plane& g, T* __restrict buf) {
+  constexpr int64_t L = kLanes<T>;
+  const int64_t r0 = std::max<int64_t>(0, g.top), r1 = std::min(g.rows, g.top + g.src_h);
+  for (int64_t r = r0; r < r1; ++r) {
     T* row = buf + r * g.rstride;
-    const int64_t sr = r - g.top;
-    if (sr < 0 || sr >= g.src_h) {
-      std::fill(row, row + g.rstride, T(0));
-      continue;
-    }
-    const T* s = src + sr * g.src_w;
+    const T* s = src + (r - g.top) * g.src_w;
     if (g.sw == 1) {
       const int64_t lo = std::clamp<int64_t>(g.left, 0, g.wq);
       const int64_t hi = std::max(lo, std::clamp<int64_t>(g.left + g.src_w, 0, g.wq));
-      std::fill(row, row + lo, T(0));
-      std::copy(s + (lo - g.left), s + (hi - g.left), row + lo);
-      std::fill(row + hi, row + g.wq, T(0));
+      const T* from = s + (lo - g.left);
+      T* to = row + lo;
+      const int64_t n = hi - lo;
+      int64_t j = 0;
+      for (; j + L <= n; j += L) store(to + j, load(from + j));
+      for (; j < n; ++j) to[j] = from[j];
       continue;
     }
-    for (int64_t q = 0; q < g.sw; ++q)
-      for (int64_t j = 0; j < g.wq; ++j) {
-        const int64_t c = j * g.sw + q - g.left;
-        row[q * g.wq + j] = c >= 0 && c < g.src_w ? s[c] : T(0);
-      }
+    for (int64_t q = 0; q < g.sw; ++q) {
+      // phase q holds source columns j * sw + q - left for j in [j0, j1)
+      const int64_t j0 = std::max<int64_t>(0, (g.left - q + g.sw - 1) / g.sw);
+      const int64_t j1 = std::min(g.wq, std::max(j0, (g.src_w + g.left - q + g.sw - 1) / g.sw));
+      for (int64_t jj = j0; jj < j1; ++jj) row[q * g.wq + jj] = s[jj * g.sw + q - g.left];
+    }
   }
 }
 
