@@ -11,6 +11,8 @@
 #include "generated/ops/_cross_entropy_fused.h"
 #include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_target_backward.h"
+#include "generated/ops/_cross_entropy_fused_target_backward.h"
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward.h"
 #include "generated/ops/_embedding_bag.h"

@@ -10,7 +10,7 @@ import torch
 
 import torchlite as tl
 
-pytest_plugins = ["sharding"]  # TORCHLITE_TEST_SHARD=k/n (tests/sharding.py)
+pytest_plugins = ["sharding", "cpu_report"]  # TORCHLITE_TEST_SHARD=k/n (tests/sharding.py), TORCHLITE_TEST_CPU_REPORT=DIR
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]

@@ -1,5 +1,6 @@
 """PyTorch references for torchlite's fused cross_entropy ops (`_cross_entropy_fused`,
-`_cross_entropy_fused_backward`, `_cross_entropy_fused_differentiable_backward`), which PyTorch does not
+`_cross_entropy_fused_backward`, `_cross_entropy_fused_differentiable_backward` and the target's gradient,
+`_cross_entropy_fused_target_backward` / `_cross_entropy_fused_differentiable_target_backward`), which PyTorch does not
 have: the YAML samples name these functions in their `# torch:` hints, and tests/test_cross_entropy_fused.py
 uses them. Each is F.cross_entropy (or the formula of the backward) in PyTorch ops, float32/float64 only, with
 the kernels' checks (a RuntimeError otherwise, as the torchlite kernels refuse the rest).
@@ -89,3 +90,37 @@ def cross_entropy_fused_differentiable_backward(grad_output, self, target, weigh
                                label_smoothing=label_smoothing)
         (gx,) = torch.autograd.grad(loss, x, grad_output, create_graph=True)
     return gx
+
+
+def _target_grad(grad_output, self, target, weight, reduction, label_smoothing):
+    """The gradient of F.cross_entropy with respect to class probabilities `target` (PyTorch differentiates it)."""
+    if not target.is_floating_point():
+        raise RuntimeError("_cross_entropy_fused_target_backward: expected class probabilities")
+    _check(self, target, weight)
+    _check_backward(grad_output, self, reduction, None)
+    with torch.enable_grad():
+        x = self if self.requires_grad else self.detach().requires_grad_()
+        t = target.detach().requires_grad_()
+        loss = F.cross_entropy(x, t, weight, reduction=_REDUCTIONS[reduction], label_smoothing=label_smoothing)
+        (gt,) = torch.autograd.grad(loss, t, grad_output, create_graph=True)
+    return gt
+
+
+def cross_entropy_fused_target_backward(grad_output, self, target, weight, reduction, label_smoothing, lse):
+    """-g (1 - s) w (self - lse) from the given float64 lse (as the kernel; g divided by the row count for mean)."""
+    if not target.is_floating_point():
+        raise RuntimeError("_cross_entropy_fused_target_backward: expected class probabilities")
+    _check(self, target, weight)
+    _check_backward(grad_output, self, reduction, lse)
+    cd, classes = _class_dim(self), self.shape[_class_dim(self)]
+    shape = [1] * self.dim()
+    shape[cd] = classes
+    w = (weight if weight is not None else torch.ones(classes, dtype=self.dtype)).reshape(shape).double()
+    g = grad_output.unsqueeze(cd) if reduction == 0 and self.dim() > 1 else grad_output
+    g = g.double() / (self.numel() // classes) if reduction == 1 else g.double()
+    return (-(g * (1 - label_smoothing)) * w * (self.double() - lse.unsqueeze(cd))).to(self.dtype)
+
+
+def cross_entropy_fused_differentiable_target_backward(grad_output, self, target, weight, reduction, label_smoothing):
+    """The target's gradient of F.cross_entropy as a differentiable function of grad and self."""
+    return _target_grad(grad_output, self, target, weight, reduction, label_smoothing)

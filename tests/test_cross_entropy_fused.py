@@ -183,7 +183,8 @@ def test_half_precision_keeps_composite(dtype):
 
 
 def test_target_or_weight_requiring_grad_keeps_composite():
-    """The fused backward gives self's gradient only: these calls take the composite, whose gradients flow."""
+    """The fused backward gives the gradients of self and class probabilities, not the weight's: a weight that requires
+    grad takes the composite, whose gradients flow (tests/test_cross_entropy_prob_fast.py: a target alone)."""
     x, p = _randn((5, 7), 29, torch.float64), _probs((5, 7), 30, torch.float64)
     w = torch.rand(7, generator=torch.Generator().manual_seed(31), dtype=torch.float64) + 0.5
     tp, tw = p.clone().requires_grad_(), w.clone().requires_grad_()

@@ -35,6 +35,10 @@ InstrKind kind_of(const Node& n, const PrimOp** prim) {
       n.outputs().size() == n.inputs().size() - 2)
     return InstrKind::Loop;
   if (k == "prim::FusionGroup") return InstrKind::Fusion;
+  if (k == "prim::Enter" && n.inputs().size() == 1 && n.outputs().empty() && n.blocks().size() == 1 &&
+      n.blocks()[0]->inputs().size() == 1 && n.blocks()[0]->outputs().empty())
+    return InstrKind::Enter;
+  if (k == "prim::Exit" && n.inputs().empty() && n.outputs().empty() && n.blocks().empty()) return InstrKind::Exit;
   if (const PrimOp* p = find_prim(k); p && prim_shape_error(*p, n.inputs().size(), n.outputs().size()).empty()) {
     *prim = p;
     return InstrKind::Prim;
@@ -112,6 +116,13 @@ struct Compiler {
       ins.kind = kind_of(*n, &ins.prim);
       ins.op = n->op();
       if (ins.kind == InstrKind::GetAttr) ins.name = &n->attr("name").toStringRef();
+      if (ins.kind == InstrKind::TupleConstruct && n->outputs().size() == 1) {
+        const TypePtr& t = n->output()->type();
+        if (t && t->kind == Type::Kind::Tuple && !t->fields.empty() && !t->name.empty()) {
+          ins.cls = static_cast<int32_t>(code.classes.size());  // a named tuple: its values carry the class
+          code.classes.push_back(t->name);
+        }
+      }
       if (ins.kind == InstrKind::Prim) ins.fast = fast_prim_of(n->kind());
       const bool may_move = n->blocks().empty();
       ins.in = static_cast<uint32_t>(code.operands.size());

@@ -31,6 +31,8 @@ enum class InstrKind : uint8_t {
   If,              // blocks: then, else
   Loop,            // block: the body
   Fusion,          // prim::FusionGroup (FusionExecutor.h)
+  Enter,           // prim::Enter(ctx): notes the `with` block entered and its exit block (run if an error leaves it)
+  Exit,            // prim::Exit: forgets the innermost entered block
   Generic,         // anything else: the node-at-a-time path, which raises what cannot run
   Undefined,       // reads a value not defined before it: raises when reached
 };
@@ -53,6 +55,7 @@ struct Instr {
   uint32_t drop = 0, n_drop = 0;      // Code::regs: cleared after the instruction
   uint32_t blocks = 0, n_blocks = 0;  // Code::block_ids
   uint32_t error = 0;                 // Undefined: index into Code::errors
+  int32_t cls = -1;                   // TupleConstruct of a named tuple: its class, index into Code::classes
 };
 
 struct CodeBlock {
@@ -70,6 +73,7 @@ struct Code {
   std::vector<uint32_t> regs;
   std::vector<IValue> constants;
   std::vector<std::string> errors;
+  std::vector<std::string> classes;  // named tuples' classes (the tags of the tuples they make)
   uint32_t n_regs = 0;
   size_t n_inputs = 0;
 };

@@ -54,6 +54,17 @@ IValue IValue::tuple(std::vector<IValue> elems) {
   return v;
 }
 
+IValue IValue::named_tuple(std::string cls, std::vector<IValue> elems) {
+  IValue v;
+  v.v_ = std::make_shared<TupleBox>(TupleBox{std::move(elems), std::move(cls)});
+  return v;
+}
+
+const std::string& IValue::tupleClass() const {
+  static const std::string none;
+  return tag() == Tag::Tuple ? std::get<std::shared_ptr<TupleBox>>(v_)->cls : none;
+}
+
 const char* IValue::tag_name() const {
   static const char* names[] = {"None", "Tensor", "float", "int", "bool", "str", "ScalarType", "Device",
                                 "Layout", "MemoryFormat", "Generator", "list", "tuple", "Object"};

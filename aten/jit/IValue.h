@@ -77,6 +77,10 @@ class IValue {
 
   static IValue list(std::vector<IValue> elems);
   static IValue tuple(std::vector<IValue> elems);
+  // A tuple made as an instance of a NamedTuple class: tagged with the class, so a run-time type test (a Union
+  // of named tuples) tells classes apart; elsewhere it is a tuple.
+  static IValue named_tuple(std::string cls, std::vector<IValue> elems);
+  const std::string& tupleClass() const;  // a tuple's class tag, "" when none
   // A dict runs as a list of alternating keys and values; one made as a dict (prim::DictConstruct, a Python dict
   // argument) is marked, so a run-time type test tells it from a list (a Union of both).
   static IValue dict(std::vector<IValue> alternating);
@@ -158,7 +162,10 @@ struct ListBox {
   std::vector<IValue> elems;
   bool dict = false;  // made as a dict (IValue::dict)
 };
-struct TupleBox { std::vector<IValue> elems; };
+struct TupleBox {
+  std::vector<IValue> elems;
+  std::string cls;  // a named tuple's TorchScript class ("__torch__.A"; IValue::named_tuple), "" for a plain tuple
+};
 
 // Results onto the stack: each element of a tuple return is pushed separately, as the schema
 // lists them; a void op pushes nothing.

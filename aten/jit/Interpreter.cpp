@@ -23,7 +23,12 @@ std::vector<IValue> execute(const Node& n, Stack& stack) {
   }
   if (k == "prim::Constant") return {n.hasAttribute("value") ? n.attr("value") : IValue()};
   if (k == "prim::ListConstruct") return {IValue::list(std::move(stack))};
-  if (k == "prim::TupleConstruct") return {IValue::tuple(std::move(stack))};
+  if (k == "prim::TupleConstruct") {
+    const TypePtr& t = n.outputs().size() == 1 ? n.output()->type() : nullptr;
+    if (t && t->kind == Type::Kind::Tuple && !t->fields.empty() && !t->name.empty())
+      return {IValue::named_tuple(t->name, std::move(stack))};
+    return {IValue::tuple(std::move(stack))};
+  }
   if (k == "prim::TupleUnpack" || k == "prim::ListUnpack") {
     TL_CHECK(stack.size() == 1, "jit: ", k, " takes one input");
     std::vector<IValue> elems = stack[0].toListRef();
@@ -50,10 +55,12 @@ std::vector<IValue> execute(const Node& n, Stack& stack) {
   throw NotImplementedError(str("jit: the interpreter cannot run a ", k, " node"));
 }
 
-// One call's registers and operand stack.
+// One call's registers and operand stack, and the `with` blocks entered and not exited: each one's exit
+// block (compiled id) and the value prim::Enter gave it (the context object, or the grad mode to restore).
 struct Frame {
   std::vector<IValue> regs;
   Stack stack;
+  std::vector<std::pair<uint32_t, IValue>> entered;
 };
 
 inline void push(const Code& c, Frame& f, uint32_t operand) {
@@ -226,10 +233,12 @@ inline void run_instr(const Code& c, const Instr& ins, Frame& f) {
       f.regs[c.regs[ins.out]] = IValue::list(std::vector<IValue>(std::make_move_iterator(stack.begin()),
                                                                  std::make_move_iterator(stack.end())));
       break;
-    case InstrKind::TupleConstruct:
-      f.regs[c.regs[ins.out]] = IValue::tuple(std::vector<IValue>(std::make_move_iterator(stack.begin()),
-                                                                  std::make_move_iterator(stack.end())));
+    case InstrKind::TupleConstruct: {
+      std::vector<IValue> elems(std::make_move_iterator(stack.begin()), std::make_move_iterator(stack.end()));
+      f.regs[c.regs[ins.out]] = ins.cls < 0 ? IValue::tuple(std::move(elems))
+                                            : IValue::named_tuple(c.classes[ins.cls], std::move(elems));
       break;
+    }
     case InstrKind::Unpack: {
       std::vector<IValue> elems = stack[0].toListRef();
       TL_CHECK(elems.size() == ins.n_out, "jit: ", ins.node->kind(), ": expected ", ins.n_out,
@@ -259,6 +268,13 @@ inline void run_instr(const Code& c, const Instr& ins, Frame& f) {
       set_outputs(c, f, ins, carried);
       break;
     }
+    case InstrKind::Enter:
+      f.entered.emplace_back(c.block_ids[ins.blocks], std::move(stack[0]));
+      break;
+    case InstrKind::Exit:
+      TL_CHECK(!f.entered.empty(), "jit: prim::Exit without a prim::Enter");
+      f.entered.pop_back();
+      break;
     case InstrKind::Fusion: {
       std::vector<IValue> outs = run_fusion_group(*ins.node, std::move(stack));
       stack = Stack();
@@ -317,6 +333,21 @@ void run_block(const Code& c, uint32_t id, Frame& f, std::vector<IValue>* result
   }
 }
 
+// An error leaves the graph: as torch's interpreter, the exit of every `with` block entered and not exited
+// runs, innermost first, before the error goes on; an error of an exit is ignored (torch ignores it too).
+void run_exits(const Code& c, Frame& f) {
+  while (!f.entered.empty()) {
+    auto [id, ctx] = std::move(f.entered.back());
+    f.entered.pop_back();
+    f.regs[c.regs[c.blocks[id].in]] = std::move(ctx);
+    std::vector<IValue> none;
+    try {
+      run_block<false>(c, id, f, &none);
+    } catch (...) {
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<IValue> run_graph(const Graph& graph, std::vector<IValue> inputs) {
@@ -331,10 +362,15 @@ std::vector<IValue> run_graph(const Graph& graph, std::vector<IValue> inputs) {
   for (uint32_t k = 0; k < top.n_in; ++k) f.regs[c.regs[top.in + k]] = std::move(inputs[k]);
   std::vector<IValue> results;
   results.reserve(top.n_out);
-  if (instruction_profiling()) {
-    run_block<true>(c, 0, f, &results);
-  } else {
-    run_block<false>(c, 0, f, &results);
+  try {
+    if (instruction_profiling()) {
+      run_block<true>(c, 0, f, &results);
+    } else {
+      run_block<false>(c, 0, f, &results);
+    }
+  } catch (...) {
+    if (!f.entered.empty()) run_exits(c, f);
+    throw;
   }
   return results;
 }

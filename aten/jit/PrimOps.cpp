@@ -386,6 +386,14 @@ Outs set_grad_enabled(Stack& s, const Node&) {
   return {};
 }
 
+// `with` blocks: prim::Enter(ctx) notes a block entered (its own block is the exit to run if an error leaves the
+// block), prim::Exit forgets the innermost. Only the compiled interpreter keeps that note (Interpreter.cpp); a
+// node run alone has no frame to note it in.
+Outs enter_exit(Stack&, const Node& n) {
+  TL_CHECK(false, "jit: ", n.kind(), " runs only inside a graph (run_graph)");
+  return {};
+}
+
 // warnings.warn(message): through tl::warn (a Python UserWarning under the bindings; dropped without them).
 Outs warn_op(Stack& s, const Node&) {
   tl::warn(s[0].tag() == Tag::String ? s[0].toStringRef() : s[0].repr());
@@ -552,6 +560,7 @@ const PrimOp kPrims[] = {
     {"prim::str_format", str_format, 0, kAnyCount, 1},
     {"prim::print", print_op, kPrimEffect, kAnyCount, 0}, {"prim::grad_enabled", grad_enabled, kPrimEffect, 0, 1},
     {"prim::set_grad_enabled", set_grad_enabled, kPrimEffect, 1, 0},
+    {"prim::Enter", enter_exit, kPrimEffect, 1, 0}, {"prim::Exit", enter_exit, kPrimEffect, 0, 0},
     {"prim::PythonOp", python_op, kPrimEffect, kAnyCount, 1},
     {"prim::RaiseException", raise, kPrimEffect, kOptionalOne, 0},
     {"prim::SetAttr", set_attr, kPrimWritesFirst | kPrimEffect, 2, 0}, {"prim::unchecked_cast", unchecked_cast, 0, 1, 1},

@@ -711,6 +711,7 @@ class GraphReader {
       std::string name = in_.string();
       n->setAttr(name, read_ivalue(in_, tensors_, depth + 1));
     }
+    if (kind == "prim::Constant" && n_out == 1 && n->hasAttribute("value")) retag_named_tuple(*n);
     in_.expect("blocks");
     size_t n_blocks = in_.count();
     for (size_t i = 0; i < n_blocks; ++i) {
@@ -718,6 +719,15 @@ class GraphReader {
       block(n->addBlock(), depth + 1);
     }
     check_prim(*n);
+  }
+  // A named tuple constant (a module attribute read as a constant) is saved as a tuple with its type: tagged with
+  // its class again, as the tuples the interpreter makes of that type (IValue::named_tuple).
+  static void retag_named_tuple(Node& n) {
+    const TypePtr& t = n.output()->type();
+    const IValue& v = n.attr("value");
+    if (t && t->kind == Type::Kind::Tuple && !t->fields.empty() && !t->name.empty() && v.isTuple() &&
+        v.tupleClass().empty())
+      n.setAttr("value", IValue::named_tuple(t->name, v.toListRef()));
   }
   // The shapes the interpreter relies on for each prim:: kind.
   void check_prim(const Node& n) {
@@ -728,7 +738,9 @@ class GraphReader {
       if (nb) bad("an operator node has no blocks");
       return;
     }
-    if (k != "prim::If" && k != "prim::Loop" && nb) bad("it cannot have blocks");
+    if (k != "prim::If" && k != "prim::Loop" && k != "prim::Enter" && nb) bad("it cannot have blocks");
+    if (k == "prim::Enter" && (nb != 1 || n.blocks()[0]->inputs().size() != 1 || !n.blocks()[0]->outputs().empty()))
+      bad("one block taking the context and giving nothing expected");
     if (const PrimOp* prim = find_prim(k)) {
       std::string why = prim_shape_error(*prim, ins, outs);
       if (!why.empty()) in_.fail(str("malformed ", k, " node: ", why));
@@ -826,8 +838,9 @@ bool fits_type(const IValue& v, const Type& t, int depth = 0) {
   return false;
 }
 
-// The value with every dict its type holds marked as a dict (IValue::dict): dicts are stored as lists of alternating
-// keys and values, and a Union's run-time type test (prim::isinstance) takes only a marked list for a dict.
+// The value with every dict its type holds marked as a dict (IValue::dict), and every named tuple tagged with its
+// class (IValue::named_tuple): dicts are stored as lists of alternating keys and values, named tuples as tuples, and
+// a Union's run-time type test (prim::isinstance) takes only a marked list for a dict, a tagged tuple for a class.
 IValue mark_dicts(const IValue& v, const Type& t, int depth = 0) {
   using K = Type::Kind;
   if (depth > kMaxDepth || v.isNone() || v.isObject()) return v;
@@ -850,14 +863,17 @@ IValue mark_dicts(const IValue& v, const Type& t, int depth = 0) {
   if (t.kind == K::Tuple && v.isTuple() && v.toListRef().size() == t.elems.size()) {
     std::vector<IValue> out;
     for (size_t i = 0; i < t.elems.size(); ++i) out.push_back(mark_dicts(v.toListRef()[i], *t.elems[i], depth + 1));
+    if (!t.fields.empty() && !t.name.empty()) return IValue::named_tuple(t.name, std::move(out));
     return IValue::tuple(std::move(out));
   }
   return v;
 }
 
+// Whether mark_dicts has anything to do for a value of type t (a dict or a named tuple in it).
 bool has_dict(const Type& t, int depth = 0) {
   if (depth > kMaxDepth) return false;
   if (t.kind == Type::Kind::Any && t.name != "Union" && t.elems.size() == 2) return true;
+  if (t.kind == Type::Kind::Tuple && !t.fields.empty() && !t.name.empty()) return true;
   for (const auto& e : t.elems)
     if (has_dict(*e, depth + 1)) return true;
   return false;

@@ -78,6 +78,7 @@ bool value_has_type(const IValue& v, std::string_view t) {
     case Tag::String: return t == "str";
     case Tag::Device: return t == "Device";
     case Tag::Object: return v.toObject()->type_name == t;
+    case Tag::Tuple: return !v.tupleClass().empty() && v.tupleClass() == t;  // a named tuple: by its class
     default: return false;
   }
 }

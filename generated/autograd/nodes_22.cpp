@@ -9,6 +9,8 @@
 #include "generated/ops/_cross_entropy_fused.h"
 #include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_target_backward.h"
+#include "generated/ops/_cross_entropy_fused_target_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa.h"
 #include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/clone.h"
@@ -63,6 +65,9 @@ variable_list CrossEntropyFusedBackward0::apply(variable_list&& grads) {
   const auto& lse = lse_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = GradMode::is_enabled() ? _cross_entropy_fused_differentiable_backward(grad, self, target, weight, reduction, ignore_index, label_smoothing) : _cross_entropy_fused_backward(grad, self, target, weight, reduction, ignore_index, label_smoothing, lse);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = GradMode::is_enabled() ? _cross_entropy_fused_differentiable_target_backward(grad, self, target, weight, reduction, label_smoothing) : _cross_entropy_fused_target_backward(grad, self, target, weight, reduction, label_smoothing, lse);
   }
   return grad_inputs;
 }
@@ -235,17 +240,17 @@ using namespace tl::autograd::generated;
 // _cross_entropy_fused(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> (Tensor output, Tensor lse)
 std::tuple<Tensor, Tensor> _cross_entropy_fused(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
   auto grad_fn = std::make_shared<CrossEntropyFusedBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->set_next_edges(collect_next_edges({&self, &target}));
   grad_fn->reduction_ = reduction;
   grad_fn->ignore_index_ = ignore_index;
   grad_fn->label_smoothing_ = label_smoothing;
-  if (grad_fn->should_compute_output(0)) {
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->self_ = SavedVariable(self, false);
   }
-  if (grad_fn->should_compute_output(0)) {
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->target_ = SavedVariable(target, false);
   }
-  if (grad_fn->should_compute_output(0)) {
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->weight_ = save_optional(weight, false);
   }
   std::tuple<Tensor, Tensor> result;
@@ -256,7 +261,7 @@ std::tuple<Tensor, Tensor> _cross_entropy_fused(const Tensor& self, const Tensor
   check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // lse: not differentiable (output_differentiability)
-  if (grad_fn->should_compute_output(0)) {
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->lse_ = SavedVariable(std::get<1>(result), true);
   }
   return result;

@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_cross_entropy_fused_target_backward.h"
 #include "generated/ops/conj.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/index.h"
@@ -19,6 +20,35 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _cross_entropy_fused_target_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, float label_smoothing, Tensor lse) -> Tensor
+struct CrossEntropyFusedTargetBackwardBackward0 final : Node {
+  std::string name() const override { return "CrossEntropyFusedTargetBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CrossEntropyFusedTargetBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_cross_entropy_fused_target_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_cross_entropy_fused_target_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::_cross_entropy_fused_target_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::_cross_entropy_fused_target_backward");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::_cross_entropy_fused_target_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of exp(Tensor self) -> Tensor
 struct ExpBackward0 final : Node {
@@ -180,6 +210,20 @@ variable_list TakeBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _cross_entropy_fused_target_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, float label_smoothing, Tensor lse) -> Tensor
+Tensor _cross_entropy_fused_target_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, double label_smoothing, const Tensor& lse) {
+  auto grad_fn = std::make_shared<CrossEntropyFusedTargetBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target, opt_ptr(weight), &lse}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_cross_entropy_fused_target_backward::call(grad_output, self, target, weight, reduction, label_smoothing, lse);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // exp(Tensor self) -> Tensor
 Tensor exp(const Tensor& self) {

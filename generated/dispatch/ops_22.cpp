@@ -50,7 +50,7 @@ std::tuple<Tensor, Tensor> ops::_cross_entropy_fused::call(const Tensor& self, c
 }
 
 std::tuple<Tensor, Tensor> _cross_entropy_fused(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
-  if (autograd::compute_requires_grad({&self})) {
+  if (autograd::compute_requires_grad({&self, &target})) {
     return autograd::wrappers::_cross_entropy_fused(self, target, weight, reduction, ignore_index, label_smoothing);
   }
   return ops::_cross_entropy_fused::call(self, target, weight, reduction, ignore_index, label_smoothing);

@@ -5,6 +5,7 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_cross_entropy_fused_target_backward.h"
 #include "generated/ops/_fused_adadelta.h"
 #include "generated/ops/_fused_nadam.h"
 #include "generated/ops/erfc.h"
@@ -17,6 +18,39 @@
 #include "generated/ops/take.h"
 
 namespace tl {
+
+// ============================================================================ _cross_entropy_fused_target_backward
+
+// _cross_entropy_fused_target_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, float label_smoothing, Tensor lse) -> Tensor
+ops::_cross_entropy_fused_target_backward::Kernel* ops::_cross_entropy_fused_target_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::cross_entropy_fused_target_backward_kernel,
+    /* Meta */ native::cross_entropy_fused_target_backward_kernel,
+};
+
+static Tensor math_bits_fallback__cross_entropy_fused_target_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, double label_smoothing, const Tensor& lse) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  const auto weight_r = math_bits::resolved(weight);
+  const auto lse_r = math_bits::resolved(lse);
+  return ops::_cross_entropy_fused_target_backward::call(grad_output_r, self_r, target_r, weight_r, reduction, label_smoothing, lse_r);
+}
+
+Tensor ops::_cross_entropy_fused_target_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, double label_smoothing, const Tensor& lse) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | target.math_bits() | math_bits::of(weight) | lse.math_bits()) != 0, 0)) return math_bits_fallback__cross_entropy_fused_target_backward(grad_output, self, target, weight, reduction, label_smoothing, lse);
+  const Device kernel_device = dispatch_device("_cross_entropy_fused_target_backward", {&grad_output, &self, &target, opt_ptr(weight), &lse});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_cross_entropy_fused_target_backward", kernel_device);
+  return kernel(grad_output, self, target, weight, reduction, label_smoothing, lse);
+}
+
+Tensor _cross_entropy_fused_target_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, double label_smoothing, const Tensor& lse) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target, opt_ptr(weight), &lse})) {
+    return autograd::wrappers::_cross_entropy_fused_target_backward(grad_output, self, target, weight, reduction, label_smoothing, lse);
+  }
+  return ops::_cross_entropy_fused_target_backward::call(grad_output, self, target, weight, reduction, label_smoothing, lse);
+}
 
 // ============================================================================ _fused_adadelta
 

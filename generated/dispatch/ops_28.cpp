@@ -6,6 +6,7 @@
 #include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_target_backward.h"
 #include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/adaptive_avg_pool3d.h"
 #include "generated/ops/aminmax.h"
@@ -25,6 +26,22 @@
 #include "generated/ops/vander.h"
 
 namespace tl {
+
+// ============================================================================ _cross_entropy_fused_differentiable_target_backward
+
+// _cross_entropy_fused_differentiable_target_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, float label_smoothing) -> Tensor
+static Tensor math_bits_fallback__cross_entropy_fused_differentiable_target_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, double label_smoothing) {
+  const auto grad_output_r = math_bits::resolved_differentiable(grad_output);
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::_cross_entropy_fused_differentiable_target_backward(grad_output_r, self_r, target_r, weight_r, reduction, label_smoothing);
+}
+
+Tensor _cross_entropy_fused_differentiable_target_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, double label_smoothing) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback__cross_entropy_fused_differentiable_target_backward(grad_output, self, target, weight, reduction, label_smoothing);
+  return native::cross_entropy_fused_differentiable_target_backward_composite(grad_output, self, target, weight, reduction, label_smoothing);
+}
 
 // ============================================================================ _upsample_nearest_exact1d_backward
 

@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 27: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_cross_entropy_fused_target_backward.h"
 #include "generated/ops/_fused_adadelta.h"
 #include "generated/ops/_fused_nadam.h"
 #include "generated/ops/exp.h"
@@ -14,6 +15,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _cross_entropy_fused_target_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, float label_smoothing, Tensor lse) -> Tensor
+void boxed__cross_entropy_fused_target_backward(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::_cross_entropy_fused_target_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor(), a[4].toInt(), a[5].toDouble(), a[6].toTensor()));
+}
 
 // _fused_adadelta_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] acc_deltas, Tensor(d!)[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> ()
 void boxed__fused_adadelta_(Stack& s) {
@@ -114,6 +121,7 @@ void boxed_take_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_cross_entropy_fused_target_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, float label_smoothing, Tensor lse) -> Tensor", boxed__cross_entropy_fused_target_backward, 0},
     {"_fused_adadelta_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] acc_deltas, Tensor(d!)[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> ()", boxed__fused_adadelta_, 0},
     {"_fused_nadam_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, Tensor(d!)[] mu_products, Tensor(e!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, float momentum_decay, bool decoupled_weight_decay, bool maximize) -> ()", boxed__fused_nadam_, 0},
     {"exp(Tensor self) -> Tensor", boxed_exp, kPointwise},

@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 28: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_target_backward.h"
 #include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/adaptive_avg_pool3d.h"
 #include "generated/ops/aminmax.h"
@@ -22,6 +23,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _cross_entropy_fused_differentiable_target_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, float label_smoothing) -> Tensor
+void boxed__cross_entropy_fused_differentiable_target_backward(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::_cross_entropy_fused_differentiable_target_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor(), a[4].toInt(), a[5].toDouble()));
+}
 
 // _upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
 void boxed__upsample_nearest_exact1d_backward(Stack& s) {
@@ -240,6 +247,7 @@ void boxed_vander(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_cross_entropy_fused_differentiable_target_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, float label_smoothing) -> Tensor", boxed__cross_entropy_fused_differentiable_target_backward, 0},
     {"_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor", boxed__upsample_nearest_exact1d_backward, 0},
     {"adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor", boxed_adaptive_avg_pool3d, 0},
     {"adaptive_avg_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", boxed_adaptive_avg_pool3d_out, 0},

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_cross_entropy_fused_target_backward.h"
 #include "generated/ops/_fused_adadelta.h"
 #include "generated/ops/_fused_nadam.h"
 #include "generated/ops/exp.h"
@@ -19,6 +20,28 @@
 
 namespace tl::python {
 namespace {
+
+// _cross_entropy_fused_target_backward
+PyObject* fn_internal__cross_entropy_fused_target_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_cross_entropy_fused_target_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, float label_smoothing, Tensor lse)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto label_smoothing = r.toDouble(5);
+  auto lse = r.tensor(6);
+  jit::tracer::TraceScope jit_trace("_cross_entropy_fused_target_backward", grad_output, self, target, weight, reduction, label_smoothing, lse);
+  auto result = [&] { GilRelease no_gil; return tl::_cross_entropy_fused_target_backward(grad_output, self, target, weight, reduction, label_smoothing, lse); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _fused_adadelta_
 PyObject* fn_internal__fused_adadelta_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -380,6 +403,10 @@ PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_27(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_cross_entropy_fused_target_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__cross_entropy_fused_target_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_cross_entropy_fused_target_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, float label_smoothing, Tensor lse) -> Tensor
+
+The gradient of `_cross_entropy_fused` with respect to class probabilities `target`, in one pass from the saved `lse` (float64: see the forward): `-grad * (1 - label_smoothing) * weight * log_softmax(self)`, log_softmax taken as `self - lse`, divided for mean by the row count (as PyTorch's composite, which differentiates the target). Not differentiable: with create_graph, `_cross_entropy_fused`'s formula uses `_cross_entropy_fused_differentiable_target_backward`.)doc"});
   functions["_internal"].push_back({"_fused_adadelta_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_adadelta_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adadelta_(Tensor[] self, Tensor[] grad_list, Tensor[] square_avgs, Tensor[] acc_deltas, Tensor[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> None
 

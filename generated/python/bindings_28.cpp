@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_target_backward.h"
 #include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/adaptive_avg_pool3d.h"
 #include "generated/ops/aminmax.h"
@@ -31,6 +32,27 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* aminmax_type = nullptr;
 PyTypeObject* aminmax_out_type = nullptr;
+
+// _cross_entropy_fused_differentiable_target_backward
+PyObject* fn_internal__cross_entropy_fused_differentiable_target_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_cross_entropy_fused_differentiable_target_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, float label_smoothing)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto label_smoothing = r.toDouble(5);
+  jit::tracer::TraceScope jit_trace("_cross_entropy_fused_differentiable_target_backward", grad_output, self, target, weight, reduction, label_smoothing);
+  auto result = [&] { GilRelease no_gil; return tl::_cross_entropy_fused_differentiable_target_backward(grad_output, self, target, weight, reduction, label_smoothing); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _upsample_nearest_exact1d_backward
 PyObject* fn_internal__upsample_nearest_exact1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -752,6 +774,10 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   aminmax_type = return_type("aminmax", {"min", "max"});
   aminmax_out_type = return_type("aminmax_out", {"min", "max"});
+  functions["_internal"].push_back({"_cross_entropy_fused_differentiable_target_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__cross_entropy_fused_differentiable_target_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_cross_entropy_fused_differentiable_target_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, float label_smoothing) -> Tensor
+
+The gradient of `_cross_entropy_fused` with respect to class probabilities `target` (as `_cross_entropy_fused_target_backward`) written with differentiable ops, `-grad * (1 - label_smoothing) * weight * log_softmax(self)`: what `_cross_entropy_fused`'s formula uses when grad mode is on (a backward with create_graph).)doc"});
   functions["_internal"].push_back({"_upsample_nearest_exact1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__upsample_nearest_exact1d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
 

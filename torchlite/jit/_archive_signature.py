@@ -180,9 +180,15 @@ def to_graph(v, node):
     if k == "list":
         return [to_graph(x, node[1]) for x in v]
     if k == "tuple":
-        return tuple(to_graph(x, e) for x, e in zip(v, node[1]))
-    if k == "union":  # converted as the first member it fits, as a scripted module converts it
-        member = next((m for m in node[1] if fits(v, m)), None)
+        items = tuple(to_graph(x, e) for x, e in zip(v, node[1]))
+        if node[3]:  # a named tuple: an instance of its class, so that it enters the graph tagged with it
+            from torchlite.jit._named_tuple import class_for
+            return class_for(node[2], node[3])(*items)
+        return items
+    if k == "union":  # converted as its own named-tuple class, or the first member it fits, as a scripted module
+        mark = type(v).__dict__.get("_torchlite_jit_name") or _class_name(type(v))
+        member = next((m for m in node[1] if m[0] == "tuple" and m[3] and m[2] == mark), None) if mark else None
+        member = member or next((m for m in node[1] if fits(v, m)), None)
         return v if member is None else to_graph(v, member)
     if k == "leaf" and node[1] == "float" and type(v) is int:
         return float(v)
@@ -190,6 +196,12 @@ def to_graph(v, node):
         from torchlite.jit._script import _object_in, classes
         return _object_in(v, classes.object_type(type(v)))
     return v
+
+
+def _class_name(cls):
+    """A NamedTuple class's TorchScript name (one this process has not compiled: a fresh process's), else None."""
+    from torchlite.jit._script import types as T
+    return T.class_name(cls) if T.is_namedtuple_class(cls) else None
 
 
 def from_graph(v, node):

@@ -12,7 +12,9 @@ from torchlite.jit import _archive_signature as _sig
 
 
 def holds_objects(ir_type) -> bool:
-    return _sig._has(_sig.tree(ir_type, {}), ("obj",))
+    """Whether the attribute's values are kept here: instances of TorchScript classes, and dicts (the interpreter's
+    form is a list of alternating keys and values; reading gives a dict, as torch's loaded module)."""
+    return _sig._has(_sig.tree(ir_type, {}), ("obj", "dict"))
 
 
 def to_python(ir_type, value):

@@ -42,14 +42,15 @@ def _owner(root, path):
 
 
 class StateSync:
-    """The attributes one compiled module's graphs read or assign. `attributes`: [(path, name, is_float)]
-    (held in the owner's __dict__, or see attribute_store); `graphs`: the compiled graphs, whose prim::SetAttr
-    targets that are buffers are read back too."""
+    """The attributes one compiled module's graphs read or assign. `attributes`: [(path, name, is_float)] or
+    [(path, name, is_float, dict_type)] (held in the owner's __dict__, or see attribute_store; dict_type: the
+    static type of an attribute holding dicts, which go in as the interpreter's form and come back as dicts);
+    `graphs`: the compiled graphs, whose prim::SetAttr targets that are buffers are read back too."""
 
     def __init__(self, root, attributes, graphs):
-        self.attributes = [(attribute_store(_owner(root, path), name), path, name, is_float)
-                           for path, name, is_float in attributes]
-        known = {(path, name) for path, name, _ in attributes}
+        self.attributes = [(attribute_store(_owner(root, a[0]), a[1]), a[0], a[1], a[2]) for a in attributes]
+        self.dict_types = {(a[0], a[1]): a[3] for a in attributes if len(a) > 3 and a[3] is not None}
+        known = {(a[0], a[1]) for a in attributes}
         written = set()
         for g in graphs:
             written |= setattr_targets(g)
@@ -80,18 +81,27 @@ class StateSync:
     def push(self, obj):
         """Copies the attributes' Python values into the module object; returns the sub-objects found."""
         found = {}
+        dict_types = self.dict_types
         for store, path, name, is_float in self.attributes:
             v = store[name]
             if is_float and type(v) is int:
                 v = float(v)
+            elif dict_types and (path, name) in dict_types:
+                from torchlite.jit._script import _to_input
+                v = _to_input(v, dict_types[(path, name)])
             self._object_at(obj, path, found).setattr(name, v)
         return found
 
     def pull(self, obj, found, slots=None):
         """Copies what the graph may have assigned back into the Python modules. `slots`: the cached
         object's (dicts, names, tensors) columns, updated for a replaced buffer so the cache stays valid."""
+        dict_types = self.dict_types
         for store, path, name, _ in self.attributes:
-            store[name] = self._object_at(obj, path, found).getattr(name)
+            v = self._object_at(obj, path, found).getattr(name)
+            if dict_types and (path, name) in dict_types:
+                from torchlite.jit._script import _from_output
+                v = _from_output(v, dict_types[(path, name)])
+            store[name] = v
         for owner, path, name, table in self.buffers:
             t = self._object_at(obj, path, found).getattr(name)
             if table.get(name) is t:

@@ -14,6 +14,27 @@ _made = {}  # (class name, fields) -> a namedtuple made for a loaded archive
 
 def register(name, cls):
     _classes[name] = cls
+    _mark(cls, name)
+
+
+def _mark(cls, name):
+    """Instances of cls become tuples tagged with the class when they enter the interpreter (python_ivalue.cpp
+    reads the mark), so a Union's run-time isinstance tells named tuples of different classes apart."""
+    if cls.__dict__.get("_torchlite_jit_name") != name:
+        try:
+            cls._torchlite_jit_name = name
+        except (AttributeError, TypeError):  # a class that takes no attributes: its instances go in untagged
+            pass
+
+
+def tagged(name, values):
+    """A tuple tagged with class `name` coming out of the interpreter: an instance of the class compiled in this
+    process (or made for a loaded archive) with that name and as many fields, else the plain tuple (the return
+    type's converter makes it an instance where the type names the class)."""
+    cls = _classes.get(name)
+    if cls is None or len(cls._fields) != len(values):
+        cls = next((c for (n, f), c in _made.items() if n == name and len(f) == len(values)), None)
+    return values if cls is None else cls(*values)
 
 
 def class_for(name, fields):
@@ -26,6 +47,7 @@ def class_for(name, fields):
         short = name.rsplit(".", 1)[-1]
         cls = _made[key] = collections.namedtuple(short if short.isidentifier() else "NamedTuple", fields,
                                                   rename=True)
+        _mark(cls, name)
     return cls
 
 

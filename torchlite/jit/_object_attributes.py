@@ -71,6 +71,33 @@ def convert_tree(root):
                 m.__dict__[name] = _to_input(v, t)
         if found:
             m.__dict__[_KEY] = found
+            m.__class__ = _viewing(type(m), frozenset(found))
+
+
+# `scripted.sub.acc`: a submodule of a scripted module is its plain copy (an instance of the user's class), whose
+# __dict__ holds the Object the graphs use. So that Python reads it as torch's scripted submodule gives it (a new
+# instance of the class) and assigns it the same way (converted, or torch's error), the copy's class becomes a
+# subclass with a property for each converted attribute; the subclass keeps the class's name, module and
+# qualified name (the module's TorchScript type name and the compiled-graph cache see the same class), and is
+# made once per (class, names).
+_views = {}
+
+
+def _viewing(cls, names):
+    key = (cls, names)
+    view = _views.get(key)
+    if view is None:
+        def prop(name):
+            def get(self):
+                return to_python(self, name, self.__dict__[name])
+
+            def set_(self, value):
+                self.__dict__[name] = from_python(self, name, value)
+            return property(get, set_)
+        ns = {n: prop(n) for n in names}
+        ns.update(__module__=cls.__module__, __qualname__=cls.__qualname__, _jit_object_view_of=cls)
+        view = _views[key] = type(cls.__name__, (cls,), ns)
+    return view
 
 
 def register(module, attrs):

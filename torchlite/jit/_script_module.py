@@ -74,7 +74,9 @@ def cpp_module(module, methods=(), attributes=None):
         m.attributes = [(n, t, _attribute_value(attribute_store(module, n)[n], t)) for n, t in own_attrs.items()]
     elif attributes is not None:
         from torchlite.jit._object_attributes import ir_type  # (T.ir_type; objects keep their class)
-        m.attributes = [(n, ir_type(t), _attribute_value(module.__dict__[n], T.ir_type(t)))
+        from torchlite.jit._script import _holds_dicts, _to_input  # (dicts in the interpreter's form)
+        m.attributes = [(n, ir_type(t), _attribute_value(_to_input(module.__dict__[n], t) if _holds_dicts(t)
+                                                         else module.__dict__[n], T.ir_type(t)))
                         for n, t in attributes(module)]
     m.parameters = [(n, p) for n, p in module._parameters.items() if p is not None]
     m.buffers = [(n, b) for n, b in module._buffers.items() if b is not None]

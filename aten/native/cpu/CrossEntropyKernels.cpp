@@ -32,6 +32,8 @@
 #include "aten/native/Losses.h"
 #include "aten/native/cpu/CrossEntropyColumns.h"
 #include "aten/native/cpu/CrossEntropyFewClasses.h"
+#include "aten/native/cpu/CrossEntropyProbRowsVec.h"  // the probability / smoothing rows without AVX-512
+#include "aten/native/cpu/CrossEntropyRowsF64.h"      // the float64 rows
 #include "aten/native/cpu/CrossEntropyRowsAvx512.h"
 #include "aten/native/cpu/CrossEntropyRowsVec.h"
 #include "aten/native/cpu/SoftmaxRowsAvx512.h"  // the forward's max / log-sum and weighted-sum rows (no stores)
@@ -119,6 +121,8 @@ T max_log_sum(const T* x, int64_t stride, int64_t n, T* log_sum) {
   if constexpr (std::is_same_v<T, float>) {
     if (stride == 1 && n > 0 && softmax_rows_avx512()) return max_log_sum_row_f32_avx512(x, n, log_sum);
     if (stride == 1 && n > 0 && softmax_rows_vec()) return max_log_sum_row_f32_vec(x, n, log_sum);
+  } else {
+    if (stride == 1 && n > 0 && softmax_rows_vec()) return max_log_sum_row_f64(x, n, log_sum);
   }
   T mx = -std::numeric_limits<T>::infinity();
   for (int64_t c = 0; c < n; ++c) mx = x[c * stride] > mx ? x[c * stride] : mx;
@@ -128,10 +132,13 @@ T max_log_sum(const T* x, int64_t stride, int64_t n, T* log_sum) {
   return mx;
 }
 
-// A class-index gradient row by the AVX-512 kernel, where there is one for the dtype and CPU.
-bool backward_row_avx512(const double*, double*, int64_t, double, double, double, double, const double*, int64_t,
-                         double, bool) {
-  return false;
+// A class-index gradient row by the AVX-512 kernel, where there is one for the dtype and CPU, or a vector row (float64
+// rows; float32 on other CPUs) unless TORCHLITE_SOFTMAX_ISA=generic.
+bool backward_row_avx512(const double* x, double* gi, int64_t n, double lse, double lse_lo, double a, double b,
+                         const double* w, int64_t t, double at_target, bool) {
+  if (!softmax_rows_vec()) return false;
+  cross_entropy_grad_row_f64(x, gi, n, lse, lse_lo, a, b, w, t, at_target);
+  return true;
 }
 bool backward_row_avx512(const float* x, float* gi, int64_t n, float lse, float lse_lo, float a, float b, const float* w,
                          int64_t t, float at_target, bool stream) {
@@ -145,29 +152,42 @@ bool backward_row_avx512(const float* x, float* gi, int64_t n, float lse, float 
   return true;
 }
 
-// sum_c q_c * (-log_softmax(x)_c), q_c = (w ? w_c : 1) * (p ? a * p_c + b : 1), by the AVX-512 row where there is
-// one (a contiguous float32 row), else nullopt.
-std::optional<double> weighted_row_avx512(const double*, const double*, const double*, int64_t, double, double, double,
-                                          double) {
-  return std::nullopt;
+// sum_c q_c * (-log_softmax(x)_c), q_c = (w ? w_c : 1) * (p ? a * p_c + b : 1), by the AVX-512 row or (other CPUs)
+// the vector-type row for a contiguous float32 row, the float64 row for float64, else (TORCHLITE_SOFTMAX_ISA=generic)
+// nullopt.
+std::optional<double> weighted_row_avx512(const double* x, const double* w, const double* p, int64_t n, double mx,
+                                          double log_sum, double a, double b) {
+  if (n <= 0 || !softmax_rows_vec()) return std::nullopt;
+  return cross_entropy_weighted_row_f64(x, w, p, n, mx, log_sum, a, b);
 }
 std::optional<double> weighted_row_avx512(const float* x, const float* w, const float* p, int64_t n, float mx,
                                           float log_sum, double a, double b) {
-  if (!softmax_rows_avx512() || n <= 0) return std::nullopt;
+  if (n <= 0) return std::nullopt;
   float q_sum;
-  return cross_entropy_weighted_row_f32_avx512(x, w, p, n, mx, log_sum, static_cast<float>(a), static_cast<float>(b),
-                                               &q_sum);
+  if (softmax_rows_avx512())
+    return cross_entropy_weighted_row_f32_avx512(x, w, p, n, mx, log_sum, static_cast<float>(a), static_cast<float>(b),
+                                                 &q_sum);
+  if (!softmax_rows_vec()) return std::nullopt;
+  return cross_entropy_weighted_row_f32_vec(x, w, p, n, mx, log_sum, static_cast<float>(a), static_cast<float>(b),
+                                            &q_sum);
 }
 
-// A probability-target gradient row by the AVX-512 kernel, where there is one for the dtype and CPU.
-bool prob_backward_row_avx512(const double*, const double*, const double*, double*, int64_t, double, double, double,
-                              double, double, bool) {
-  return false;
+// A probability-target gradient row by the AVX-512 kernel or (other CPUs) the vector-type row for float32, the
+// float64 row for float64 (unless TORCHLITE_SOFTMAX_ISA=generic).
+bool prob_backward_row_avx512(const double* x, const double* p, const double* w, double* gi, int64_t n, double lse,
+                              double lse_lo, double g, double a, double b, bool) {
+  if (!softmax_rows_vec()) return false;
+  cross_entropy_prob_grad_row_f64(x, p, w, gi, n, lse, lse_lo, g, a, b);
+  return true;
 }
 bool prob_backward_row_avx512(const float* x, const float* p, const float* w, float* gi, int64_t n, float lse,
                               float lse_lo, float g, float a, float b, bool stream) {
-  if (!cross_entropy_rows_avx512()) return false;
-  cross_entropy_prob_grad_row_f32(x, p, w, gi, n, lse, lse_lo, g, a, b, stream);
+  if (cross_entropy_rows_avx512()) {
+    cross_entropy_prob_grad_row_f32(x, p, w, gi, n, lse, lse_lo, g, a, b, stream);
+    return true;
+  }
+  if (!softmax_rows_vec()) return false;
+  cross_entropy_prob_grad_row_f32_vec(x, p, w, gi, n, lse, lse_lo, g, a, b, stream);
   return true;
 }
 

@@ -12,7 +12,9 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/BatchNormRowsAvx2.h"
 #include "aten/native/cpu/NormalizationLoops.h"
+#include "aten/native/cpu/StreamStore.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/native_group_norm.h"
@@ -51,6 +53,31 @@ Tensor opmath_param(const std::optional<Tensor>& t, ScalarType acc) {
   return opt(t) ? contiguous(to(*t, acc)) : Tensor();
 }
 
+// out[i] = a[i] * p + (b ? b[i] * q : 0) + r over one channel plane (affine_run), with non-temporal stores when
+// `stream` (the output would not stay cached, so an ordinary store's read of the destination line is wasted
+// traffic; StreamStore.h): float32 through batch_norm's AVX2 run (the same fused multiply-adds as affine_run's
+// x86-64-v3 clone), other types in pieces through an L1 buffer. The caller fences.
+template <typename T>
+void plane_affine(const T* a, const T* b, opmath_t<T> p, opmath_t<T> q, opmath_t<T> r, int64_t n, T* out,
+                  bool stream) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (n > 0 && batch_norm_rows_avx2()) {
+      batch_norm_affine_run_f32_avx2(a, b, p, q, r, n, out, stream);
+      return;
+    }
+  }
+  if (!stream) {
+    affine_run<T>(a, b, p, q, r, n, out);
+    return;
+  }
+  T buf[kStreamPiece];
+  for (int64_t i = 0; i < n; i += kStreamPiece) {
+    const int64_t w = std::min(kStreamPiece, n - i);
+    affine_run<T>(a + i, b ? b + i : nullptr, p, q, r, w, buf);
+    stream_copy(out + i, buf, w * static_cast<int64_t>(sizeof(T)));
+  }
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> native_group_norm_kernel(const Tensor& input, const std::optional<Tensor>& weight,
@@ -70,6 +97,8 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_kernel(const Tensor& input,
   const Tensor x = contiguous(input), w = opmath_param(weight, acc), b = opmath_param(bias, acc);
   Tensor mean_acc = empty({N * group}, acc, input.device()), rstd_acc = empty({N * group}, acc, input.device());
   const int64_t D = C / group, run = D * HxW;
+  // Input and output together past the last-level cache: the output is streamed.
+  const bool stream = stream_output(2 * x.numel() * static_cast<int64_t>(element_size(input.dtype())));
   TL_DISPATCH_FLOAT(input.dtype(), "GroupNormKernelImpl", [&] {
     using acc_t = opmath_t<scalar_t>;
     const scalar_t* xp = x.data_ptr<scalar_t>();
@@ -92,9 +121,10 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_kernel(const Tensor& input,
           const acc_t scale = r * (wp ? wp[c] : acc_t(1));
           const acc_t shift = (bp ? bp[c] : acc_t(0)) - m * scale;
           const int64_t off = ng * run + d * HxW;
-          affine_run<scalar_t>(xp + off, nullptr, scale, acc_t(0), shift, HxW, yp + off);
+          plane_affine<scalar_t>(xp + off, nullptr, scale, acc_t(0), shift, HxW, yp + off, stream);
         }
       }
+      if (stream) stream_fence();
     });
   });
   copy_stats(mean, mean_acc);
@@ -142,35 +172,39 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward_kernel(const Tenso
     const acc_t* sp = s.data_ptr<acc_t>();
     acc_t* sdy = sum_dy.data_ptr<acc_t>();
     acc_t* sdyx = sum_dyx.data_ptr<acc_t>();
-    parallel_for(0, N * C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 2 * HxW)), [&](int64_t lo, int64_t hi) {
-      for (int64_t nc = lo; nc < hi; ++nc) run_sums<scalar_t>(dyp + nc * HxW, xp + nc * HxW, HxW, sdy + nc, sdyx + nc);
-    });
-    if (dx.defined()) {
-      scalar_t* dxp = dx.data_ptr<scalar_t>();
-      const acc_t inv_n = acc_t(1) / static_cast<acc_t>(D * HxW);
-      parallel_for(0, N * group, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 2 * D * HxW)), [&](int64_t lo, int64_t hi) {
-        for (int64_t ng = lo; ng < hi; ++ng) {
-          const int64_t n = ng / group, g = ng % group;
-          // With gi = dy * w: sum(gi) and sum(gi * x) over the group, then
-          // dx = rstd * gi + c1 * x + c0 (as layer norm's row).
-          acc_t sum_g = 0, sum_gx = 0;
-          for (int64_t d = 0; d < D; ++d) {
-            const int64_t c = g * D + d;
-            const acc_t wc = wp ? wp[c] : acc_t(1);
-            sum_g += wc * sdy[n * C + c];
-            sum_gx += wc * sdyx[n * C + c];
-          }
-          const acc_t mu = mp[ng], r = sp[ng];
-          const acc_t sgx = r * (sum_gx - mu * sum_g);  // sum(gi * xhat)
-          const acc_t c1 = -r * r * sgx * inv_n;
-          const acc_t c0 = -r * sum_g * inv_n - c1 * mu;
-          for (int64_t d = 0; d < D; ++d) {
-            const int64_t c = g * D + d, off = (n * C + c) * HxW;
-            affine_run<scalar_t>(dyp + off, xp + off, r * (wp ? wp[c] : acc_t(1)), c1, c0, HxW, dxp + off);
-          }
+    scalar_t* dxp = dx.defined() ? dx.data_ptr<scalar_t>() : nullptr;
+    const acc_t inv_n = acc_t(1) / static_cast<acc_t>(D * HxW);
+    // One sweep per group: its planes' sums, then (dx wanted) its dx from the same 2 * D * HxW elements, still
+    // in L2, instead of a second read of dy and x from memory. dx is streamed when dy, x and dx overflow the cache.
+    const bool stream = dxp && stream_output(3 * x.numel() * static_cast<int64_t>(sizeof(scalar_t)));
+    parallel_for(0, N * group, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 2 * D * HxW)), [&](int64_t lo, int64_t hi) {
+      for (int64_t ng = lo; ng < hi; ++ng) {
+        const int64_t n = ng / group, g = ng % group;
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t nc = n * C + g * D + d;
+          run_sums<scalar_t>(dyp + nc * HxW, xp + nc * HxW, HxW, sdy + nc, sdyx + nc);
         }
-      });
-    }
+        if (!dxp) continue;
+        // With gi = dy * w: sum(gi) and sum(gi * x) over the group, then
+        // dx = rstd * gi + c1 * x + c0 (as layer norm's row).
+        acc_t sum_g = 0, sum_gx = 0;
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t c = g * D + d;
+          const acc_t wc = wp ? wp[c] : acc_t(1);
+          sum_g += wc * sdy[n * C + c];
+          sum_gx += wc * sdyx[n * C + c];
+        }
+        const acc_t mu = mp[ng], r = sp[ng];
+        const acc_t sgx = r * (sum_gx - mu * sum_g);  // sum(gi * xhat)
+        const acc_t c1 = -r * r * sgx * inv_n;
+        const acc_t c0 = -r * sum_g * inv_n - c1 * mu;
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t c = g * D + d, off = (n * C + c) * HxW;
+          plane_affine<scalar_t>(dyp + off, xp + off, r * (wp ? wp[c] : acc_t(1)), c1, c0, HxW, dxp + off, stream);
+        }
+      }
+      if (stream) stream_fence();
+    });
     acc_t* dwp = dw_acc.data_ptr<acc_t>();
     acc_t* dbp = db_acc.data_ptr<acc_t>();
     for (int64_t c = 0; c < C; ++c) {

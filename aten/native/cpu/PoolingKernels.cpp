@@ -10,6 +10,7 @@
 
 #include "aten/native/DimEngine.h"
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
+#include "aten/native/cpu/MaxPoolRows.h"
 #include "aten/native/cpu/PoolingShape.h"
 #include "generated/ops/avg_pool2d.h"
 #include "generated/ops/avg_pool2d_backward.h"
@@ -104,6 +105,18 @@ PoolPlan plan_pool(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
   if (avg) check_avg_pool_input(self, n, op);
   plan.w = window_args(kernel_size, stride, padding, dilation, n, op);
   check_pool_input(self, n, op);
+  if (!avg) {
+    // The max pools' shape check also bounds the padding by half the kernel itself (not the dilated one),
+    // after the rank check and before the output size.
+    const Dims3 &k = plan.w.k, &p = plan.w.p;
+    if (n == 2)
+      TL_CHECK(k[2] / 2 >= p[2] && k[1] / 2 >= p[1], op, ": pad should be smaller than or equal to half of kernel "
+               "size, but got padW = ", p[2], ", padH = ", p[1], ", kW = ", k[2], ", kH = ", k[1]);
+    else
+      TL_CHECK(k[0] / 2 >= p[0] && k[2] / 2 >= p[2] && k[1] / 2 >= p[1], op, ": pad should be smaller than or equal "
+               "to half of kernel size, but got kT: ", k[0], " kW: ", k[2], " kH: ", k[1], " padT: ", p[0], " padW: ",
+               p[2], " padH: ", p[1]);
+  }
   plan.g = planes_of(self, n);
   plan.out = pool_output(plan.g, plan.w, ceil_mode, self, n, op);
   plan.shape = pooled_shape(self, n, plan.out);
@@ -111,6 +124,17 @@ PoolPlan plan_pool(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stri
 }
 
 // ---- max pool
+
+// Whether a (C, H, W) or (N, C, H, W) tensor holds (N, H, W, C) memory (and is not plain contiguous): the
+// layout max_pool_channels_last reads in place.
+bool is_channels_last(const Tensor& t) {
+  if (t.is_contiguous() || t.numel() == 0) return false;
+  const int64_t nd = t.dim();
+  const IntArrayRef z = t.sizes(), st = t.strides();
+  const int64_t C = z[nd - 3], H = z[nd - 2], W = z[nd - 1];
+  if (st[nd - 3] != 1 || st[nd - 1] != C || st[nd - 2] != W * C) return false;
+  return nd == 3 || z[0] == 1 || st[0] == H * W * C;
+}
 
 template <typename T>
 void max_pool_planes(const T* in, T* out, int64_t* ind, const PoolPlan& pl) {
@@ -167,8 +191,24 @@ void max_pool_nd(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride
   prepare_output(indices, pl.shape, ScalarType::Int64, self, OutDtype::Exact, op);
   if (self.is_meta()) return;
   TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, op, ": not implemented for 'Bool'");
-  const Tensor in = contiguous_of(self);
   Tensor ob = write_buffer(out, self), ib = write_buffer(indices, self);
+  const PoolPlan& q = pl;
+  if (n == 2 && is_channels_last(self)) {
+    const int64_t C = self.sizes()[self.dim() - 3];
+    if (max_pool_channels_last(self.dtype(), self.data_ptr(), ob.data_ptr(), ib.data_ptr<int64_t>(), q.g.planes / C, C,
+                               q.g.in, q.out, q.w.k, q.w.s, q.w.p, q.w.d)) {
+      commit(out, ob);
+      commit(indices, ib);
+      return;
+    }
+  }
+  const Tensor in = contiguous_of(self);
+  if (max_pool_rows(self.dtype(), in.data_ptr(), ob.data_ptr(), ib.data_ptr<int64_t>(), q.g.planes, q.g.in, q.out, q.w.k,
+                    q.w.s, q.w.p, q.w.d)) {
+    commit(out, ob);
+    commit(indices, ib);
+    return;
+  }
   TL_DISPATCH_NUMERIC(self.dtype(), op, [&] {
     max_pool_planes<scalar_t>(in.data_ptr<scalar_t>(), ob.data_ptr<scalar_t>(), ib.data_ptr<int64_t>(), pl);
   });

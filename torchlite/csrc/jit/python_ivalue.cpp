@@ -27,6 +27,11 @@ PyObject* dict_list_type() {
   static PyObject* type = py::object(py::module_::import("torchlite.jit._dict_list").attr("DictList")).release().ptr();
   return type;
 }
+// torchlite.jit._named_tuple.tagged: a tuple tagged with a NamedTuple class, as an instance of the class.
+PyObject* named_tuple_maker() {
+  static PyObject* fn = py::object(py::module_::import("torchlite.jit._named_tuple").attr("tagged")).release().ptr();
+  return fn;
+}
 }  // namespace
 
 IValue to_ivalue(py::handle obj) {
@@ -50,7 +55,14 @@ IValue to_ivalue(py::handle obj) {
   if (PyList_Check(o) || PyTuple_Check(o)) {
     std::vector<IValue> elems;
     for (py::handle e : obj) elems.push_back(to_ivalue(e));
-    if (PyTuple_Check(o)) return IValue::tuple(std::move(elems));
+    if (PyTuple_Check(o)) {
+      // an instance of a NamedTuple class script has compiled (marked by torchlite.jit._named_tuple): tagged
+      if (!PyTuple_CheckExact(o)) {
+        PyObject* name = PyDict_GetItemString(Py_TYPE(o)->tp_dict, "_torchlite_jit_name");
+        if (name != nullptr && PyUnicode_Check(name)) return IValue::named_tuple(py::str(name).cast<std::string>(), std::move(elems));
+      }
+      return IValue::tuple(std::move(elems));
+    }
     if (!PyList_CheckExact(o) && reinterpret_cast<PyObject*>(Py_TYPE(o)) == dict_list_type())
       return IValue::dict(std::move(elems));
     return IValue::list(std::move(elems));
@@ -84,6 +96,8 @@ py::object to_py(const IValue& v) {
       const auto& elems = v.toListRef();
       py::tuple out(elems.size());
       for (size_t i = 0; i < elems.size(); ++i) out[i] = to_py(elems[i]);
+      if (!v.tupleClass().empty())
+        return py::reinterpret_borrow<py::object>(named_tuple_maker())(v.tupleClass(), out);
       return std::move(out);
     }
   }

@@ -15,6 +15,8 @@ def _foldable(node, db, prims) -> bool:
         return False  # a list script appends to (a dict it sets items of): a constant would be shared by every run
     if node.blocks() or node.hasSideEffects() or node.isNondeterministic():
         return False
+    if node.kind() == "prim::TupleConstruct" and node.output().type().fields():
+        return False  # a named tuple: the constant's type would be a plain tuple's, losing the class (its tag)
     if node.fn_schema() is None and node.kind() not in _FOLDABLE_PRIMS and node.kind() not in prims:
         return False
     return all(v.isConstant() for v in node.inputs())

@@ -32,7 +32,10 @@ def _attr_key(node):
 
 
 def _key(node):
-    return (node.kind(), node.schema(), tuple(v.unique() for v in node.inputs()), _attr_key(node))
+    key = (node.kind(), node.schema(), tuple(v.unique() for v in node.inputs()), _attr_key(node))
+    if node.kind() == "prim::TupleConstruct":  # named tuples of two classes from the same values are two values
+        key += (node.output().type().class_name(),)
+    return key
 
 
 def _draws(node) -> bool:
@@ -75,9 +78,11 @@ def _run(block, db, scopes, floor, barriers) -> int:
     for node in block.nodes():
         barrier = barriers and _has_barrier(node)
         for sub in node.blocks():
-            # a loop body runs again after its own barrier: it starts from nothing known
-            merged += _run(sub, db, scopes, len(scopes) if barrier and node.kind() == "prim::Loop" else floor,
-                           barriers)
+            # a loop body runs again after its own barrier: it starts from nothing known; so does a `with`
+            # block's exit (prim::Enter's block), which runs when an error leaves the block, when values of the
+            # graph it could share may be gone
+            fresh = node.kind() == "prim::Enter" or (barrier and node.kind() == "prim::Loop")
+            merged += _run(sub, db, scopes, len(scopes) if fresh else floor, barriers)
         if barrier:
             scopes[-1].clear()
             floor = len(scopes) - 1

@@ -71,6 +71,14 @@ def _object_in(value, t):
     return obj
 
 
+def _holds_dicts(t):
+    """Whether an assigned attribute of type t holds dicts (converted on each call: _module_state.py), and no
+    TorchScript class instance (the module holds those as Objects already)."""
+    def has(t, kind):
+        return t is not None and (t.kind == kind or any(has(e, kind) for e in t.elems))
+    return has(t, "Dict") and not has(t, "Object")
+
+
 def _converted(t):
     """Whether a value of type t is converted on its way into a graph (a dict to its list form, an Enum member
     to its value, an instance of a TorchScript class to an Object), itself or inside a container."""
@@ -159,7 +167,10 @@ def _to_input(value, t):
         return value
     if t.kind == "float" and type(value) is int:  # (an int inside a container for a float: a float, as torch)
         return float(value)
-    if t.kind == "Union":  # converted as the first member it is
+    if t.kind == "Union":  # converted as its own named-tuple class, or the first member it is
+        for m in t.elems:
+            if m.kind == "Tuple" and m.cls is not None and type(value) is m.cls:
+                return _to_input(value, m)
         for m in t.elems:
             if _fits(value, m):
                 return _to_input(value, m)
@@ -175,7 +186,9 @@ def _to_input(value, t):
     if t.kind in ("List", "Tuple") and isinstance(value, (list, tuple)) and any(_converted(e) for e in t.elems):
         elems = t.elems if t.kind == "Tuple" else [t.elems[0]] * len(value)
         out = [_to_input(v, e) for v, e in zip(value, elems)]
-        return out if t.kind == "List" else tuple(out)
+        if t.kind == "List":
+            return out
+        return t.cls(*out) if t.cls is not None else tuple(out)  # a named tuple stays its class (its tag)
     if t.kind == "Optional" and value is not None:
         return _to_input(value, t.elems[0])
     if t.kind == "Object" and isinstance(value, t.cls):
@@ -416,6 +429,7 @@ def _script_module(module):
 
 from torchlite.jit._enum_archive import enum_table  # noqa: E402
 from torchlite.jit import _object_attributes  # noqa: E402
+from torchlite.jit._attribute_cast import cast_attribute, check_submodules  # noqa: E402
 from torchlite.jit._script_copy import script_copy  # noqa: E402
 from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
 
@@ -472,7 +486,8 @@ class ScriptedModule(_TracedModule):
         for path, m in root.named_modules(remove_duplicate=False):
             paths.setdefault(id(m), tuple(path.split(".")) if path else ())
         attrs = self.__dict__["_attrs"]
-        entries = [(paths[mid], name, t.kind == "float") for (mid, name), t in attrs.types.items() if mid in paths]
+        entries = [(paths[mid], name, t.kind == "float", t if _holds_dicts(t) else None)
+                   for (mid, name), t in attrs.types.items() if mid in paths]
         return StateSync(root, entries, [g for g, _ in found.values()])
 
     def _compiled(self):
@@ -492,6 +507,7 @@ class ScriptedModule(_TracedModule):
                 module.training = saved
             if grew:  # graphs of other modes read attributes now known to be assigned as constants
                 cache.clear()
+            check_submodules(module, self.__dict__["_attrs"])  # `scripted.sub.count = v` cast as torch
             sync = self._state_sync(found)
             found["$sync"] = sync = sync if sync else None  # None: nothing to keep in step (the common case)
             found["$forward"] = found["forward"] + (sync,)  # what a call reads, in one lookup
@@ -542,6 +558,10 @@ class ScriptedModule(_TracedModule):
                 and name not in self.__dict__:
             if _object_attributes.type_of(original, name) is not None:
                 value = _object_attributes.from_python(original, name, value)
+            else:
+                t = self.__dict__["_attrs"].type_of(original, name)
+                if t is not None:  # an attribute compiled code assigns: cast to its type, as torch
+                    value = cast_attribute(name, t, value)
             original.__dict__[name] = value  # the module's own attribute, which compiled code reads
             return
         super().__setattr__(name, value)

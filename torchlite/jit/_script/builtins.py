@@ -143,13 +143,21 @@ def isinstance_split(c, t, kinds, node):
     tested against the classes."""
     if t.kind == "Any":
         yes = T.Union([_class_type(k, c, node) for k in kinds])
-        return None, yes, t, [str(T.ir_type(m)) for m in T.members(yes)]
+        return None, yes, t, [_tested_name(m) for m in T.members(yes)]
     ms = T.members(t)
     hit = [m for m in ms if any(_member_matches(m, k) for k in kinds)]
     miss = [m for m in ms if m not in hit]
     if not miss or not hit:
         return bool(hit), t if hit else None, t if miss else None, []
-    return None, T.Union(hit), T.Union(miss), [str(T.ir_type(m)) for m in hit]
+    return None, T.Union(hit), T.Union(miss), [_tested_name(m) for m in hit]
+
+
+def _tested_name(m):
+    """What prim::isinstance tests a value against for member m: a named tuple by its class (its values carry the
+    class: IValue::named_tuple), anything else by its IR type."""
+    if m.kind == "Tuple" and m.cls is not None:
+        return T.class_name(m.cls)
+    return str(T.ir_type(m))
 
 
 def _isinstance(c, args, kwargs, node):

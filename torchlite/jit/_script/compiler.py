@@ -381,6 +381,7 @@ class Compiler:
                                         "__enter__ and __exit__)")
         if mode is not None:
             prev = self.insert("prim::grad_enabled", [], [T.BOOL]).output()
+            self._enter(SV(T.BOOL, value=prev), lambda p: self.insert("prim::set_grad_enabled", [p.value], [], n_out=0))
             self.insert("prim::set_grad_enabled", [self.value(mode, ctx)], [], n_out=0)
             return SV(T.Tuple([T.BOOL, T.NONE]), items=[SV(T.BOOL, value=prev), SV(T.NONE, const=None)])
         obj = self.expr(ctx, env)
@@ -394,15 +395,36 @@ class Compiler:
             raise self.error(ctx, "__enter__ must have only one argument and one return value")
         if len(inspect.signature(exit_).parameters) != 4:
             raise self.error(ctx, "__exit__ must have four arguments")
+        obj = SV(obj.type, value=self.value(obj, ctx))
+        self._enter(obj, lambda o: self._call_exit(o, ctx))  # before __enter__: torch exits one that raises too
         got = self.call(self.getattr_object(obj, "__enter__", ctx), [], {}, ctx)
         return SV(T.Tuple([obj.type, got.type or T.ANY]), items=[obj, got])
 
+    def _call_exit(self, obj, node):
+        none = SV(T.NONE, const=None)
+        self.call(self.getattr_object(obj, "__exit__", node), [none, none, none], {}, node)
+
+    def _enter(self, ctx, emit_exit):
+        """prim::Enter(ctx): the interpreter notes the block entered; its one block, given ctx, is the exit the
+        interpreter runs if an error leaves the block (torch's interpreter calls `__exit__(None, None, None)` of each
+        object entered and not exited, innermost first, ignores their errors and raises the first). emit_exit(p)
+        compiles that exit on the block's input p (so the block reads nothing else of the graph's)."""
+        node = self.insert("prim::Enter", [self.value(ctx)], [], n_out=0)
+        block = node.addBlock()
+        p = block.addInputToBlock("ctx")
+        p.setType(T.ir_type(ctx.type))
+        self.g.setInsertPoint(block.returnNode())
+        emit_exit(SV(ctx.type, value=p))
+        self.g.setInsertPoint(node.next())
+
     def with_exit(self, pair, node):
-        """The exit of a `with` item: the grad mode restored, or the object's `__exit__(None, None, None)` called."""
+        """The exit of a `with` item: prim::Exit (the interpreter forgets the innermost entered block: an error in the
+        exit itself does not run it again), then the grad mode restored, or the object's `__exit__(None, None, None)`
+        called."""
         ctx = pair.items[0]
+        self.insert("prim::Exit", [], [], n_out=0)
         if ctx.type.kind == "Object":
-            none = SV(T.NONE, const=None)
-            self.call(self.getattr_object(ctx, "__exit__", node), [none, none, none], {}, node)
+            self._call_exit(ctx, node)
         else:
             self.insert("prim::set_grad_enabled", [self.value(ctx, node)], [], n_out=0)
 
