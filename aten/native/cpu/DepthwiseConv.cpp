@@ -316,9 +316,11 @@ void read_padded(const T* buf, const Plane& g, T* dst) {
       continue;
     }
     const T* row = buf + r * g.rstride;
-    for (int64_t j = 0; j < g.src_w; ++j) {
-      const int64_t c = j + g.left, q = c % g.sw, jj = c / g.sw;
-      d[j] = jj < g.wq ? row[q * g.wq + jj] : T(0);
+    // Phase by phase (no division per element): source column j = jj * sw + q - left.
+    for (int64_t q = 0; q < g.sw; ++q) {
+      const int64_t j0 = std::max<int64_t>(0, (g.left - q + g.sw - 1) / g.sw);
+      for (int64_t jj = j0, j = jj * g.sw + q - g.left; j < g.src_w; ++jj, j += g.sw)
+        d[j] = jj < g.wq ? row[q * g.wq + jj] : T(0);
     }
   }
 }
