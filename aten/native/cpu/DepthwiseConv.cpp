@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "aten/core/Parallel.h"
@@ -42,6 +43,11 @@ struct VecOf<double> {
 };
 template <typename T>
 using Vec = typename VecOf<T>::type;
+// Integer vectors of the same lanes, for masks.
+typedef int32_t vi8 __attribute__((vector_size(32)));
+typedef int64_t vl4 __attribute__((vector_size(32)));
+template <typename T>
+using VecMask = std::conditional_t<std::is_same_v<T, float>, vi8, vl4>;
 template <typename T>
 constexpr int64_t kLanes = 32 / sizeof(T);
 
@@ -226,32 +232,35 @@ TL_ALWAYS_INLINE double lane_sum(Vec<T> v) {
 }
 
 // sums[t] += sum over the output plane of go[oh][ow] * padded[oh * sh + kh * dh][ow * sw + kw * dw].
+// go's rows are ldg apart; when out_w is not a whole number of vectors they are padded with zeros to
+// ldg = out_w rounded up (a copy), and the padded input's lanes past out_w are masked to zero too (an
+// inf there, which the tap never reads, would make 0 * inf = NaN).
 template <typename T, int KT>
-TL_ALWAYS_INLINE void tap_dots_impl(const T* buf, const Plane& g, const T* go, double* sums) {
+TL_ALWAYS_INLINE void tap_dots_impl(const T* buf, const Plane& g, const T* go, int64_t ldg, double* sums) {
   using V = Vec<T>;
+  using M = VecMask<T>;
   constexpr int64_t L = kLanes<T>;
   const int64_t OW = g.out_w, step = g.sh * g.rstride, full = OW / L * L, rest = OW - full;
   const int64_t flush_rows = std::max<int64_t>(1, kFlushPerLane * L / std::max<int64_t>(1, OW));
   const int64_t* off = g.off.data();
+  M mask{};
+  for (int64_t i = 0; i < L; ++i) mask[i] = i < rest ? -1 : 0;
+  auto masked = [&](V v) { return reinterpret_cast<V>(reinterpret_cast<M>(v) & mask); };
   if constexpr (KT > 0) {
     V a[KT];
     for (int t = 0; t < KT; ++t) a[t] = V{};
     for (int64_t oh = 0; oh < g.out_h; ++oh) {
       const T* b = buf + oh * step;
-      const T* gr = go + oh * OW;
+      const T* gr = go + oh * ldg;
       for (int64_t ow = 0; ow < full; ow += L) {
         const V gv = load(gr + ow);
 #pragma GCC unroll 16
         for (int t = 0; t < KT; ++t) a[t] += gv * load(b + off[t] + ow);
       }
       if (rest) {
-        V gv, bv;
-        load_part(gv, gr + full, rest);
+        const V gv = load(gr + full);
 #pragma GCC unroll 16
-        for (int t = 0; t < KT; ++t) {
-          load_part(bv, b + off[t] + full, rest);
-          a[t] += gv * bv;
-        }
+        for (int t = 0; t < KT; ++t) a[t] += gv * masked(load(b + off[t] + full));
       }
       if ((oh + 1) % flush_rows == 0 || oh + 1 == g.out_h)
         for (int t = 0; t < KT; ++t) {
@@ -264,14 +273,9 @@ TL_ALWAYS_INLINE void tap_dots_impl(const T* buf, const Plane& g, const T* go, d
       V a{};
       for (int64_t oh = 0; oh < g.out_h; ++oh) {
         const T* b = buf + oh * step + off[t];
-        const T* gr = go + oh * OW;
+        const T* gr = go + oh * ldg;
         for (int64_t ow = 0; ow < full; ow += L) a += load(gr + ow) * load(b + ow);
-        if (rest) {
-          V gv, bv;
-          load_part(gv, gr + full, rest);
-          load_part(bv, b + full, rest);
-          a += gv * bv;
-        }
+        if (rest) a += load(gr + full) * masked(load(b + full));
         if ((oh + 1) % flush_rows == 0 || oh + 1 == g.out_h) {
           sums[t] += lane_sum<T>(a);
           a = V{};
@@ -282,11 +286,11 @@ TL_ALWAYS_INLINE void tap_dots_impl(const T* buf, const Plane& g, const T* go, d
 }
 
 template <typename T>
-TL_TARGET_CLONES void tap_dots(const T* buf, const Plane& g, const T* go, double* sums) {
+TL_TARGET_CLONES void tap_dots(const T* buf, const Plane& g, const T* go, int64_t ldg, double* sums) {
   switch (g.taps()) {
-    case 9: tap_dots_impl<T, 9>(buf, g, go, sums); break;
-    case 3: tap_dots_impl<T, 3>(buf, g, go, sums); break;
-    default: tap_dots_impl<T, 0>(buf, g, go, sums);
+    case 9: tap_dots_impl<T, 9>(buf, g, go, ldg, sums); break;
+    case 3: tap_dots_impl<T, 3>(buf, g, go, ldg, sums); break;
+    default: tap_dots_impl<T, 0>(buf, g, go, ldg, sums);
   }
 }
 
@@ -428,6 +432,9 @@ void backward(const T* go, const T* x, const T* w, T* gi, T* gw, T* gb, const Pr
   parallel_for(0, blocks * C, grain, [&](int64_t b, int64_t e) {
     std::vector<T> buf(static_cast<size_t>(g.buffer_size()));
     std::vector<T> gbuf(gi ? static_cast<size_t>(ig.g.buffer_size()) : 0);
+    // grad_output planes whose rows are not whole vectors are copied with zero-padded rows (tap_dots)
+    const int64_t ldg = round_up(p.OW, kLanes<T>);
+    std::vector<T> gpad(gw && ldg != p.OW ? static_cast<size_t>(p.OH * ldg) : 0);
     for (int64_t u = b; u < e; ++u) {
       const int64_t blk = u / C, c = u % C;
       double* sums = partial.data() + u * per_unit;
@@ -437,7 +444,12 @@ void backward(const T* go, const T* x, const T* w, T* gi, T* gw, T* gb, const Pr
         if (gw) fill_padded(x + i * I, g, buf.data());
         for (int64_t m = 0; m < p.mult; ++m) {
           const T* gop = go + (i * p.mult + m) * O;
-          if (gw) tap_dots<T>(buf.data(), g, gop, sums + m * (KT + 1));
+          if (gw && gpad.empty()) {
+            tap_dots<T>(buf.data(), g, gop, p.OW, sums + m * (KT + 1));
+          } else if (gw) {
+            for (int64_t oh = 0; oh < p.OH; ++oh) std::copy(gop + oh * p.OW, gop + (oh + 1) * p.OW, gpad.data() + oh * ldg);
+            tap_dots<T>(buf.data(), g, gpad.data(), ldg, sums + m * (KT + 1));
+          }
           if (gb) sums[m * (KT + 1) + KT] += plane_sum(gop, O);
         }
         if (gi) ig.plane(go, i, gi, gbuf.data());
