@@ -17,6 +17,7 @@
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/cpu/Conv1dWinograd.h"
+#include "aten/native/cpu/DepthwiseConv.h"
 #include "aten/native/cpu/GemmOrLoop.h"
 #include "aten/native/cpu/Im2Col.h"
 #include "aten/native/cpu/SkinnyGemm.h"
@@ -639,6 +640,34 @@ void bias_grad(const T* go, T* db, int64_t batch, int64_t channels, int64_t spat
                });
 }
 
+// A depthwise convolution (groups == input channels, 1-d or 2-d, floating) runs the direct kernel
+// (DepthwiseConv.cpp): im2col + GEMM would make one K-deep product per channel.
+bool depthwise_ok(const ConvShape& sh, bool transposed, ScalarType st) {
+  return !transposed && sh.nsp <= 2 && sh.groups == sh.img_channels && sh.col_channels > 0 &&
+         (st == ScalarType::Float32 || st == ScalarType::Float64);
+}
+
+depthwise::Problem depthwise_problem(const ConvShape& sh) {
+  const Geometry& g = sh.g;  // 1-d problems have size-1 leading dims
+  depthwise::Problem p;
+  p.batch = sh.batch;
+  p.channels = sh.img_channels;
+  p.mult = sh.col_channels / sh.groups;
+  p.H = g.img[1], p.W = g.img[2], p.OH = g.col[1], p.OW = g.col[2];
+  p.KH = g.k[1], p.KW = g.k[2], p.sh = g.s[1], p.sw = g.s[2];
+  p.ph = g.p[1], p.pw = g.p[2], p.dh = g.d[1], p.dw = g.d[2];
+  return p;
+}
+
+// The gradients output_mask asked for (the defined ones), of a depthwise_ok problem.
+template <typename T>
+void depthwise_backward(const Tensor& go, const Tensor& x, const Tensor& w, Tensor& gi, Tensor& gw, Tensor& gb,
+                        const ConvShape& sh) {
+  auto ptr = [](Tensor& t) { return t.defined() ? t.data_ptr<T>() : nullptr; };
+  depthwise::backward<T>(go.data_ptr<T>(), x.data_ptr<T>(), w.data_ptr<T>(), ptr(gi), ptr(gw), ptr(gb),
+                         depthwise_problem(sh));
+}
+
 // float32, float64 and the integers; float16/bfloat16 are widened by the callers.
 #define TL_DISPATCH_CONV(dtype, opname, ...)                                                           \
   TL_DISPATCH_SWITCH(dtype, opname, TL_DISPATCH_CASE(Float32, float, __VA_ARGS__)                      \
@@ -673,6 +702,13 @@ Tensor convolution_kernel(const Tensor& input, const Tensor& weight, const std::
   const Tensor b = bias ? contiguous(*bias) : Tensor();
   TL_DISPATCH_CONV(st, "convolution", [&] {
     const scalar_t* bp = b.defined() ? b.data_ptr<scalar_t>() : nullptr;
+    if constexpr (std::is_floating_point_v<scalar_t>) {
+      if (depthwise_ok(sh, transposed, st)) {
+        depthwise::forward<scalar_t>(x.data_ptr<scalar_t>(), w.data_ptr<scalar_t>(), bp, out.data_ptr<scalar_t>(),
+                                     depthwise_problem(sh));
+        return;
+      }
+    }
     if (!transposed && sh.nsp == 1 && sh.g.s[2] == 1 &&
         conv1d_winograd_if_ok(w.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), bp, out.data_ptr<scalar_t>(), sh)) {
     } else if (!transposed && sh.nsp == 1 && sh.g.s[2] == 1) {
@@ -737,6 +773,11 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_kernel(const Tensor& gra
   if (output_mask[0]) gi = empty_tensor(input.sizes(), st, input.device());
   if (output_mask[1]) gw = empty_tensor(weight.sizes(), st, input.device());
   if (output_mask[2]) gb = empty_tensor({out_ch}, st, input.device());
+  if (depthwise_ok(sh, transposed, st)) {
+    if (st == ScalarType::Float32) depthwise_backward<float>(go, x, w, gi, gw, gb, sh);
+    else depthwise_backward<double>(go, x, w, gi, gw, gb, sh);
+    return {gi, gw, gb};
+  }
   // With stride 1, a convolution's input gradient is itself a convolution of grad_output with the
   // weight flipped and its channel dims swapped (padding d * (k - 1) - p): one product of depth
   // out_channels * K per position instead of a depth-out_channels product and a col2im pass
