@@ -275,3 +275,24 @@ def test_padding_above_half_the_kernel_refused_as_torch(n, shape):
         with pytest.raises(RuntimeError, match="pad should be smaller than or equal to half of kernel size"):
             tl._C._internal.max_pool2d_with_indices_backward(g, from_torch(torch.randn(1, 1, 9, 9)), [3, 3], [1, 1],
                                                              [2, 2], [2, 2], False, idx)
+
+
+
+@pytest.mark.parametrize("stride", [2 ** 33 + 1, 2 ** 40, 2 ** 62])
+def test_stride_far_beyond_the_row(stride):
+    # The fuzzer's finding: max_pool1d(x, 1, stride=2**33 + 1) made the row kernel allocate a column row of
+    # (outputs + 2 vectors) strides inside the parallel region, where std::bad_alloc aborted the process. Such strides
+    # take the scalar loop: one window per row, at the first column. (PyTorch takes them in max_pool1d without
+    # indices and refuses them elsewhere with "value cannot be converted to type int without overflow", which
+    # torchlite does not: a known difference, docs/kernels/pooling.md.)
+    x = torch.randn(2, 3, 5, 7)
+    assert torch.equal(to_torch(TF.max_pool1d(from_torch(x[0]), 1, stride)), F.max_pool1d(x[0], 1, stride))
+    v, i = TF.max_pool2d(from_torch(x), 1, (1, stride), return_indices=True)
+    assert torch.equal(to_torch(v), x[..., :1])
+    assert torch.equal(to_torch(i), (torch.arange(5) * 7).reshape(5, 1).expand(2, 3, 5, 1))
+    # The fuzzer's call itself: int8, which max_pool1d refuses as PyTorch does (an error, not an abort).
+    x8 = tl.tensor([8, 127, -1], dtype=tl.int8).reshape((3, 1))
+    with pytest.raises(NotImplementedError, match="max_pool1d"):
+        tl.max_pool1d(x8, 1, (stride,), dilation=4)
+    with pytest.raises(NotImplementedError):
+        torch.max_pool1d(torch.tensor([8, 127, -1], dtype=torch.int8).reshape((3, 1)), 1, (stride,), dilation=4)

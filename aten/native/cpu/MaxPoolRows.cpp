@@ -402,6 +402,11 @@ bool max_pool_rows(ScalarType dtype, const void* in, void* out, int64_t* indices
   // kernel far wider than the input, which a large padding allows) go the scalar way.
   if (k[0] > (1 << 12) || k[1] > (1 << 12) || k[0] * k[1] > (1 << 16)) return false;
   if (k[2] > (1 << 20) || d[2] > (1 << 20) || (k[2] - 1) * d[2] > 4 * I[2] + 4096) return false;
+  // The column row reaches (OW + 2L) strides to the right of its start, so a stride far larger than the row (a
+  // valid call: `max_pool1d(x, 1, stride=2**33)`) would allocate gigabytes, inside the parallel region where
+  // std::bad_alloc cannot be raised as an error: such strides go the scalar way too (in double: no overflow).
+  if (static_cast<double>(O[2] + 16) * static_cast<double>(s[2]) > 4.0 * static_cast<double>(I[2] + 2 * p[2]) + 4096.0)
+    return false;
   switch (dtype) {
     case ScalarType::Float32: return run<float>(in, out, indices, planes, I, O, k, s, p, d);
     case ScalarType::Float64: return run<double>(in, out, indices, planes, I, O, k, s, p, d);
