@@ -14,6 +14,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/AffineRunOut.h"
 #include "aten/native/cpu/BatchNormRowsAvx2.h"
 #include "aten/native/cpu/BatchNormRowsAvx512.h"
 #include "aten/native/cpu/ColumnStats.h"
@@ -185,29 +186,6 @@ void affine_row_out(const T* a, const T* b, const opmath_t<T>* p, const opmath_t
     const int64_t w = std::min(kStreamPiece, C - c0);
     affine_row<T>(a + c0, b ? b + c0 : nullptr, p + c0, q + c0, r + c0, w, buf);
     stream_copy(out + c0, buf, w * static_cast<int64_t>(sizeof(T)));
-  }
-}
-
-// affine_run (one contiguous run, scalar coefficients), streamed (StreamStore.h) or not: float32 by
-// BatchNormRowsAvx2.cpp where the CPU has AVX2; otherwise in pieces into a buffer that stream_copy writes out.
-template <typename T>
-void affine_run_out(const T* a, const T* b, opmath_t<T> p, opmath_t<T> q, opmath_t<T> r, int64_t n, T* out,
-                    bool stream) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (n > 0 && batch_norm_rows_avx2()) {
-      batch_norm_affine_run_f32_avx2(a, b, p, q, r, n, out, stream);
-      return;
-    }
-  }
-  if (!stream) {
-    affine_run<T>(a, b, p, q, r, n, out);
-    return;
-  }
-  T buf[kStreamPiece];
-  for (int64_t i = 0; i < n; i += kStreamPiece) {
-    const int64_t w = std::min(kStreamPiece, n - i);
-    affine_run<T>(a + i, b ? b + i : nullptr, p, q, r, w, buf);
-    stream_copy(out + i, buf, w * static_cast<int64_t>(sizeof(T)));
   }
 }
 

@@ -12,6 +12,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/AffineRunOut.h"
 #include "aten/native/cpu/BatchNormRowsAvx2.h"
 #include "aten/native/cpu/NormalizationLoops.h"
 #include "aten/native/cpu/StreamStore.h"
@@ -51,31 +52,6 @@ void check_group_norm_inputs(const Tensor& input, const std::optional<Tensor>& w
 
 Tensor opmath_param(const std::optional<Tensor>& t, ScalarType acc) {
   return opt(t) ? contiguous(to(*t, acc)) : Tensor();
-}
-
-// out[i] = a[i] * p + (b ? b[i] * q : 0) + r over one channel plane (affine_run), with non-temporal stores when
-// `stream` (the output would not stay cached, so an ordinary store's read of the destination line is wasted
-// traffic; StreamStore.h): float32 through batch_norm's AVX2 run (the same fused multiply-adds as affine_run's
-// x86-64-v3 clone), other types in pieces through an L1 buffer. The caller fences.
-template <typename T>
-void plane_affine(const T* a, const T* b, opmath_t<T> p, opmath_t<T> q, opmath_t<T> r, int64_t n, T* out,
-                  bool stream) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (n > 0 && batch_norm_rows_avx2()) {
-      batch_norm_affine_run_f32_avx2(a, b, p, q, r, n, out, stream);
-      return;
-    }
-  }
-  if (!stream) {
-    affine_run<T>(a, b, p, q, r, n, out);
-    return;
-  }
-  T buf[kStreamPiece];
-  for (int64_t i = 0; i < n; i += kStreamPiece) {
-    const int64_t w = std::min(kStreamPiece, n - i);
-    affine_run<T>(a + i, b ? b + i : nullptr, p, q, r, w, buf);
-    stream_copy(out + i, buf, w * static_cast<int64_t>(sizeof(T)));
-  }
 }
 
 }  // namespace
@@ -121,7 +97,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_kernel(const Tensor& input,
           const acc_t scale = r * (wp ? wp[c] : acc_t(1));
           const acc_t shift = (bp ? bp[c] : acc_t(0)) - m * scale;
           const int64_t off = ng * run + d * HxW;
-          plane_affine<scalar_t>(xp + off, nullptr, scale, acc_t(0), shift, HxW, yp + off, stream);
+          affine_run_out<scalar_t>(xp + off, nullptr, scale, acc_t(0), shift, HxW, yp + off, stream);
         }
       }
       if (stream) stream_fence();
@@ -200,7 +176,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward_kernel(const Tenso
         const acc_t c0 = -r * sum_g * inv_n - c1 * mu;
         for (int64_t d = 0; d < D; ++d) {
           const int64_t c = g * D + d, off = (n * C + c) * HxW;
-          plane_affine<scalar_t>(dyp + off, xp + off, r * (wp ? wp[c] : acc_t(1)), c1, c0, HxW, dxp + off, stream);
+          affine_run_out<scalar_t>(dyp + off, xp + off, r * (wp ? wp[c] : acc_t(1)), c1, c0, HxW, dxp + off, stream);
         }
       }
       if (stream) stream_fence();
