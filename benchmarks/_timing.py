@@ -9,6 +9,7 @@ rounds each time every function `number` times in turn; a round's time is divide
 """
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import time
@@ -100,3 +101,36 @@ def print_markdown(rows) -> None:
     print("|---|---|---:|---:|---:|")
     for name, kind, ours, theirs in rows:
         print(f"| {name} | {kind} | {ours * 1e3:.2f} | {theirs * 1e3:.2f} | {ours / theirs:.2f} |")
+
+
+def load_line(when: str) -> str:
+    return f"{when} load " + " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def run_groups(groups, only: str, repeat: int, markdown: bool, warmup=lambda group: 3, rounds=None,
+               fastest: bool = False) -> None:
+    """Runs the (case, pass, ours, theirs) rows that each `groups[name]()` makes, for the groups whose name starts
+    with one of the comma-separated prefixes in `only` (all when empty): `warmup(group)` calls of each function, then
+    `rounds(group)` alternating rounds (default `repeat`), each figure their median (`fastest`: the fastest round).
+    Prints a progress line per row, or the markdown table at the end, between two load-average lines."""
+    prefixes = [s for s in only.split(",") if s]
+    print(load_line("start"), flush=True)
+    rows = []
+    for group, make in groups.items():
+        if prefixes and not any(group.startswith(o) for o in prefixes):
+            continue
+        n = repeat if rounds is None else rounds(group)
+        for name, kind, ours, theirs in make():
+            for _ in range(warmup(group)):
+                ours(), theirs()
+            if fastest:
+                a, b = (min(t) for t in alternating_times([ours, theirs], 1, n))
+            else:
+                a, b = median_pair(ours, theirs, 1, n)
+            rows.append((name, kind, a, b))
+            if not markdown:
+                print_progress(rows[-1], 44)
+    if markdown:
+        print_markdown(rows)
+    print(load_line("end"), flush=True)
+

@@ -22,7 +22,6 @@ calls below ~20 ms up to scheduler ticks); with `--threads 1` the calling thread
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 import numpy as np
@@ -215,27 +214,9 @@ def main() -> int:
     _timing.add_run_args(p)
     args = p.parse_args()
     _timing.apply_run_args(args, tl, torch)
-    only = [s for s in args.only.split(",") if s]
-    print(f"start load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
-    rows = []
-    for group, make in GROUPS.items():
-        if only and not any(group.startswith(o) for o in only):
-            continue
-        big = group == "cross_entropy"  # 500 MB calls: fewer rounds
-        for name, kind, ours, theirs in make():
-            for _ in range(2 if big else 10):
-                ours(), theirs()
-            rounds = max(3, args.repeat // 2) if big else args.repeat
-            if args.fastest:
-                a, b = (min(t) for t in _timing.alternating_times([ours, theirs], 1, rounds))
-            else:
-                a, b = _timing.median_pair(ours, theirs, 1, rounds)
-            rows.append((name, kind, a, b))
-            if not args.markdown:
-                _timing.print_progress(rows[-1], 44)
-    if args.markdown:
-        _timing.print_markdown(rows)
-    print(f"end load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
+    big = lambda group: group == "cross_entropy"  # noqa: E731 - 500 MB calls: fewer rounds
+    _timing.run_groups(GROUPS, args.only, args.repeat, args.markdown, warmup=lambda g: 2 if big(g) else 10,
+                       rounds=lambda g: max(3, args.repeat // 2) if big(g) else args.repeat, fastest=args.fastest)
     return 0
 
 

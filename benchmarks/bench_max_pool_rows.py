@@ -12,7 +12,6 @@ reset before each call). Calls alternate between the libraries (_timing.py); eac
 from __future__ import annotations
 
 import argparse
-import os
 
 import numpy as np
 
@@ -83,22 +82,7 @@ def main() -> int:
     _timing.add_run_args(p)
     args = p.parse_args()
     _timing.apply_run_args(args, tl, torch)
-    only = [s for s in args.only.split(",") if s]
-    print(f"start load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
-    rows = []
-    for group, make in GROUPS.items():
-        if only and not any(group.startswith(o) for o in only):
-            continue
-        for name, kind, ours, theirs in make():
-            for _ in range(3):
-                ours(), theirs()
-            a, b = _timing.median_pair(ours, theirs, 1, args.repeat)
-            rows.append((name, kind, a, b))
-            if not args.markdown:
-                _timing.print_progress(rows[-1], 44)
-    if args.markdown:
-        _timing.print_markdown(rows)
-    print(f"end load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
+    _timing.run_groups(GROUPS, args.only, args.repeat, args.markdown)
     return 0
 
 
