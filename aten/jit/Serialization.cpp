@@ -23,8 +23,10 @@ namespace tl::jit {
 namespace {
 
 // 2: module attributes, method arguments and defaults; 3: named tuple types; 4: the Enum classes of
-// methods' arguments and returns (1 to 3 are still read)
-constexpr int kFormatVersion = 5;
+// methods' arguments and returns; 5: dict types, Enum paths, objects, classes; 6: every attribute of every
+// module (graphs read them and the training flag with prim::GetAttr), `constants`, prim::Enter/Exit
+// (1 to 5 are still read)
+constexpr int kFormatVersion = 6;
 constexpr int64_t kMaxEnumTupleElements = 4096;  // an Enum position -2 - k: element k of a returned tuple
 constexpr const char* kMagic = "torchlite.jit";
 constexpr int kMaxDepth = 200;  // nesting of types, values, blocks and modules (a corrupt file could nest forever)
@@ -922,14 +924,17 @@ void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::str
     w.integer(static_cast<int64_t>(group->size()));
     for (const auto& name : *group) w.string(name);
   }
-  w.line(indent + 2).word("attributes").integer(static_cast<int64_t>(m.attributes.size()));
-  for (const Attribute& a : m.attributes) {
-    TL_CHECK(a.type != nullptr, "jit.save: attribute ", a.name, " has no type");
-    TL_CHECK(fits_type(a.value, *a.type), "jit.save: attribute ", a.name, " holds a ", a.value.tag_name(),
-             ", not a value of its type ", a.type->str());
-    w.line(indent + 4).string(a.name);
-    write_type(w, *a.type);
-    write_ivalue(w, a.value, tensors, true);
+  for (const auto* group : {&m.attributes, &m.constants}) {
+    w.line(indent + 2).word(group == &m.attributes ? "attributes" : "constants");
+    w.integer(static_cast<int64_t>(group->size()));
+    for (const Attribute& a : *group) {
+      TL_CHECK(a.type != nullptr, "jit.save: attribute ", a.name, " has no type");
+      TL_CHECK(fits_type(a.value, *a.type), "jit.save: attribute ", a.name, " holds a ", a.value.tag_name(),
+               ", not a value of its type ", a.type->str());
+      w.line(indent + 4).string(a.name);
+      write_type(w, *a.type);
+      write_ivalue(w, a.value, tensors, true);
+    }
   }
   w.line(indent + 2).word("methods").integer(static_cast<int64_t>(m.methods.size()));
   for (const auto& [name, method] : m.methods) {
@@ -1000,18 +1005,21 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
     size_t n = in.count();
     for (size_t i = 0; i < n; ++i) group->push_back(attr_name());
   }
-  if (version >= 2) {
-    in.expect("attributes");
+  // attributes (version 2), constants (version 6): `training` is the header's, never one of them
+  for (auto* group : {&m->attributes, &m->constants}) {
+    if (version < (group == &m->attributes ? 2 : 6)) continue;
+    in.expect(group == &m->attributes ? "attributes" : "constants");
     size_t n = in.count();
     for (size_t i = 0; i < n; ++i) {
       Attribute a;
       a.name = attr_name();
+      if (a.name == "training") in.fail("an attribute named 'training' (the module header holds the flag)");
       a.type = read_type(in, depth + 1);
       a.value = read_ivalue(in, tensors, depth + 1, version >= 5);
       if (!fits_type(a.value, *a.type))
         in.fail(str("attribute ", a.name, " holds a ", a.value.tag_name(), ", not a value of its type ", a.type->str()));
       a.value = mark_dicts(a.value, *a.type);
-      m->attributes.push_back(std::move(a));
+      group->push_back(std::move(a));
     }
   }
   in.expect("methods");
@@ -1114,6 +1122,7 @@ std::shared_ptr<Object> Module::object() const {
   for (const auto& [name, t] : parameters) obj->attrs[name] = t;
   for (const auto& [name, t] : buffers) obj->attrs[name] = t;
   for (const Attribute& a : attributes) obj->attrs[a.name] = a.value;
+  obj->attrs["training"] = IValue(training);  // version 6 graphs read it (script's `self.training`)
   for (const auto& [name, sub] : submodules) obj->attrs[name] = sub->object();
   return obj;
 }
@@ -1306,8 +1315,10 @@ Loaded load_module(std::shared_ptr<const ZipSource> source, std::optional<Device
   TL_CHECK(zip.get("format") == std::string(kMagic) + "\n", "jit.load: ", what,
            " is not a torchlite.jit archive (unknown 'format' record)");
   std::string version(zip.has("version") ? zip.get("version") : "");
-  TL_CHECK(version == "1\n" || version == "2\n" || version == "3\n" || version == "4\n" || version == std::to_string(kFormatVersion) + "\n",
-           "jit.load: ", what,
+  int number = 0;
+  for (int v = 1; v <= kFormatVersion; ++v)
+    if (version == std::to_string(v) + "\n") number = v;
+  TL_CHECK(number != 0, "jit.load: ", what,
            " has archive version '", printable(version.substr(0, 16)), "'; this build reads versions 1 to ",
            kFormatVersion);
   TL_CHECK(!zip.has("byteorder") || zip.get("byteorder") == "little", "jit.load: ", what,
@@ -1315,19 +1326,20 @@ Loaded load_module(std::shared_ptr<const ZipSource> source, std::optional<Device
   std::vector<Tensor> tensors = read_tensors(zip, dev);
   Lexer in(zip.get("model"), "model");
   Loaded out;
-  out.module = read_module(in, zip, tensors, 0, std::stoi(version));
+  out.module = read_module(in, zip, tensors, 0, number);
   if (!in.at_end()) in.fail("unexpected data after the module");
-  if (std::stoi(version) >= 5 && zip.has("classes")) {
+  if (number >= 5 && zip.has("classes")) {
     Lexer classes(zip.get("classes"), "classes");
     classes.expect("classes");
     size_t n = classes.count();
     std::set<std::string> names;
     for (size_t i = 0; i < n; ++i) {
-      auto c = read_module(classes, zip, tensors, 1, std::stoi(version));
+      auto c = read_module(classes, zip, tensors, 1, number);
       if (c->type_name.empty() || !names.insert(c->type_name).second)
         classes.fail(str("bad or repeated class name '", c->type_name, "'"));
       // A class's methods take the object as self: no parameters, buffers or submodules of its own.
-      if (!c->parameters.empty() || !c->buffers.empty() || !c->submodules.empty() || !c->attributes.empty())
+      if (!c->parameters.empty() || !c->buffers.empty() || !c->submodules.empty() || !c->attributes.empty() ||
+          !c->constants.empty())
         classes.fail(str("class ", c->type_name, " has module state"));
       for (const auto& [name, method] : c->methods)
         if (!method.takes_self) classes.fail(str("method ", name, " of class ", c->type_name, " does not take self"));

@@ -41,8 +41,9 @@ struct Method {
   std::vector<EnumClass> enums;
 };
 
-// A module attribute that compiled code reads and writes at run time (script's `self.count += 1`):
-// its type is fixed when the module is compiled.
+// A module attribute that compiled code reads at run time (prim::GetAttr) and may write (script's
+// `self.count += 1`): its type is fixed when the module is compiled. Since format version 6 a scripted
+// module's archive has every attribute script can type (as torch's), not only the assigned ones.
 struct Attribute {
   std::string name;
   TypePtr type;
@@ -60,14 +61,17 @@ struct Module {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> submodules;
   std::vector<std::pair<std::string, Method>> methods;
   std::vector<Attribute> attributes;
+  // Its `Final` / `__constants__` attributes (format version 6): folded into the graphs, so read-only; kept so
+  // the loaded module has them (reading works, setting raises torch's "Can't set constant").
+  std::vector<Attribute> constants;
   // The root's only (format version 5, record `classes`): the TorchScript classes whose instances its methods
   // take, return or hold, each as a Module whose type_name is the class's and whose methods are the class's
   // methods compiled with the object as `self`, so a process that never scripted the class can call them on
   // the objects it gets (torch's ScriptObject methods).
   std::vector<std::shared_ptr<Module>> classes;
 
-  // The attributes as prim::GetAttr reads them (parameters, buffers, attributes and submodules,
-  // recursively).
+  // The attributes as prim::GetAttr reads them (parameters, buffers, attributes, the training flag
+  // and submodules, recursively).
   std::shared_ptr<Object> object() const;
   // Runs a method through the interpreter (the C++ frontend's `module.forward(inputs)`). Missing
   // trailing arguments take the method's defaults. What the graph assigns (prim::SetAttr: attributes,

@@ -59,30 +59,35 @@ def _attribute_value(value, t):
     return float(value) if str(t) == "float" and type(value) is int else value
 
 
-def cpp_module(module, methods=(), attributes=None):
+def cpp_module(module, methods=(), attributes=None, constants=None):
     """The compiled-module tree of an nn.Module (its own class's type name, or the stored one of a
     RecursiveScriptModule), with `methods` [(name, _jit.Method)] on the root; a loaded submodule
-    keeps its own methods. `attributes(module)`: [(name, static type)] of the attributes compiled code
-    assigns (a scripted module's); a loaded module keeps its own."""
+    keeps its own methods. `attributes(module)`: [(name, static type)] of the attributes its graphs read at run
+    time (a scripted module's), written with its constants (and `constants(module)`: [(name, IR type, value)] of
+    attributes the graphs fold); a loaded module keeps its own."""
     from torchlite.jit._script import types as T
     from torchlite.jit._trace import _module_type_name
 
     m = _jit.Module(_module_type_name(module), module.training)
     own_attrs = module.__dict__.get("_jit_attributes")
-    if own_attrs:
+    if own_attrs is not None:  # a loaded module: its attributes as they are now, its constants
         from torchlite.jit._module_state import attribute_store
         m.attributes = [(n, t, _attribute_value(attribute_store(module, n)[n], t)) for n, t in own_attrs.items()]
+        m.constants = [(n, t, module.__dict__[n]) for n, t in module.__dict__.get("_jit_constants", {}).items()]
     elif attributes is not None:
         from torchlite.jit._object_attributes import ir_type  # (T.ir_type; objects keep their class)
         from torchlite.jit._script import _holds_dicts, _to_input  # (dicts in the interpreter's form)
+        from torchlite.jit import _archive_attributes
         m.attributes = [(n, ir_type(t), _attribute_value(_to_input(module.__dict__[n], t) if _holds_dicts(t)
                                                          else module.__dict__[n], T.ir_type(t)))
-                        for n, t in attributes(module)]
+                        for n, t in attributes(module) if n != "training"]  # (the flag is the header's)
+        m.constants = _archive_attributes.constants_of(module) + (constants(module) if constants else [])
     m.parameters = [(n, p) for n, p in module._parameters.items() if p is not None]
     m.buffers = [(n, b) for n, b in module._buffers.items() if b is not None]
     m.none_parameters = [n for n, p in module._parameters.items() if p is None]
     m.none_buffers = [n for n, b in module._buffers.items() if b is None]
-    m.submodules = [(n, cpp_module(s, attributes=attributes)) for n, s in module._modules.items() if s is not None]
+    m.submodules = [(n, cpp_module(s, attributes=attributes, constants=constants))
+                    for n, s in module._modules.items() if s is not None]
     own = module.__dict__.get("_methods")
     m.methods = list(methods) if methods else list(own.items()) if own else []
     return m
@@ -123,6 +128,15 @@ def _bind(name, method, args, kwargs):
     return tuple(values)
 
 
+def _mutable(ir_type) -> bool:
+    """Whether a value of the type can change in place (a list, a dict, an object), inside containers too."""
+    if ir_type.isTensor():
+        return False
+    s = str(ir_type)
+    return "[]" in s or "Dict(" in s or bool(ir_type.class_name()) and not s.startswith(("(", "NamedTuple(")) or \
+        any(_mutable(e) for e in ir_type.containedTypes())
+
+
 class RecursiveScriptModule(ScriptModule):
     """A compiled module rebuilt from its tree: parameters (as Parameters), buffers and submodules
     are ordinary nn.Module attributes (state_dict, parameters(), optimizers work), and forward runs
@@ -150,9 +164,14 @@ class RecursiveScriptModule(ScriptModule):
             self._buffers[name] = None
         for name, sub in cpp.submodules:
             self._modules[name] = RecursiveScriptModule(sub)
-        # Attributes compiled code reads and assigns (`self.count += 1`): plain attributes, with their types.
+        # Attributes the graphs read at run time (every attribute since format version 6; before, those compiled
+        # code assigns, `self.count += 1`): plain attributes, with their types; setting one casts it.
         attrs = cpp.attributes
         self.__dict__["_jit_attributes"] = {name: t for name, t, _ in attrs}
+        # Final / __constants__ attributes (folded into the graphs): read-only
+        self.__dict__["_jit_constants"] = {name: t for name, t, _ in cpp.constants}
+        for name, _, value in cpp.constants:
+            self.__dict__[name] = value
         # those holding TorchScript class instances are kept as the interpreter's Objects, out of __dict__, so
         # that reading one converts it (_loaded_objects.py)
         from torchlite.jit import _loaded_objects
@@ -168,16 +187,29 @@ class RecursiveScriptModule(ScriptModule):
         if self._jit_classes:
             from torchlite.jit import _script_object
             _script_object.register(self._jit_classes)
+        # One cell per loaded tree, bumped when an attribute or training flag of any of its modules is set: the
+        # module objects built before (which hold those values) are then built again.
+        tree = [0]
+        for m in self.modules():
+            m.__dict__["_jit_tree"] = tree
 
     def _state(self):
         sync = self.__dict__["_sync"]
         if sync is None:
             from torchlite.jit._module_state import StateSync
+            from torchlite.jit._module_state import setattr_targets
+            graphs = [meth.graph for meth in self._methods.values() if meth.takes_self]
+            written = set()
+            for g in graphs:
+                written |= setattr_targets(g)
+            # copied in and out per call: what a graph assigns, and containers it may change in place (the others
+            # are put into the module object when it is built: _archive_attributes.fill_object)
             entries = []
             for path, m in self.named_modules(remove_duplicate=False):
+                key = tuple(path.split(".")) if path else ()
                 for name, t in (m.__dict__.get("_jit_attributes") or {}).items():
-                    entries.append((tuple(path.split(".")) if path else (), name, str(t) == "float"))
-            graphs = [meth.graph for meth in self._methods.values() if meth.takes_self]
+                    if (key, name) in written or _mutable(t):
+                        entries.append((key, name, str(t) == "float"))
             sync = StateSync(self, entries, graphs)
             sync = self.__dict__["_sync"] = sync if sync else False
         return sync
@@ -231,15 +263,18 @@ class RecursiveScriptModule(ScriptModule):
         """The module Object the graph's prim::GetAttr nodes read, rebuilt only when a parameter or
         buffer was replaced (in-place updates need nothing: it holds the same tensors)."""
         cached = self.__dict__.get("_cached_object")
-        if cached is not None:
+        tree = self.__dict__["_jit_tree"]
+        if cached is not None and cached[2] == tree[0]:  # no attribute or training flag set since
             dicts, names, tensors = cached[1]  # still current: the same tensor under each name
             if all(map(_is, map(_dict_get, dicts, names), tensors)):
                 return cached[0]
         from torchlite.jit._trace import _module_object
+        from torchlite.jit._archive_attributes import fill_object
 
         slots = []
         obj = _module_object(self, slots)
-        self.__dict__["_cached_object"] = (obj, _slot_columns(slots))
+        fill_object(self, obj)
+        self.__dict__["_cached_object"] = (obj, _slot_columns(slots), tree[0])
         return obj
 
     def forward(self, *args, **kwargs):
@@ -267,13 +302,28 @@ class RecursiveScriptModule(ScriptModule):
 
     def __setattr__(self, name, value):
         attrs = self.__dict__.get("_jit_attributes")
-        if attrs and name in attrs:  # an attribute compiled code reads: a plain attribute, as loaded
+        if attrs and name in attrs:  # an attribute the graphs read: cast to its type, as torch's loaded module
             objects = self.__dict__["_jit_objects"]
             if name in objects:
                 from torchlite.jit import _loaded_objects
                 objects[name] = _loaded_objects.from_python(name, attrs[name], value)
             else:
-                self.__dict__[name] = value
+                from torchlite.jit._archive_attributes import cast
+                self.__dict__[name] = cast(name, attrs[name], value)
+            self.__dict__["_jit_tree"][0] += 1
+            return
+        constants = self.__dict__.get("_jit_constants")
+        if constants and name in constants:
+            from torchlite.jit._archive_attributes import constant_error
+            raise constant_error(name, self.__dict__[name])
+        if name == "training" and "_jit_tree" in self.__dict__:  # (train() / eval(): version 6 graphs read it)
+            from torchlite.jit._attribute_cast import _bool, _CastError
+            try:
+                value = _bool(value)
+            except _CastError as e:
+                raise RuntimeError(f"Could not cast attribute 'training' to type bool: {e}") from None
+            self.__dict__["training"] = value
+            self.__dict__["_jit_tree"][0] += 1
             return
         super().__setattr__(name, value)
 

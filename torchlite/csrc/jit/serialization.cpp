@@ -166,6 +166,18 @@ void bind_serialization(py::module_& m) {
         }
         mod.attributes = std::move(out);
       }, "[(name, Type, value)]: the attributes compiled code reads and assigns at run time")
+      .def_property("constants", [](const Module& mod) {
+        py::list out;
+        for (const Attribute& a : mod.constants) out.append(py::make_tuple(a.name, std::const_pointer_cast<Type>(a.type), jit::to_py(a.value)));
+        return out;
+      }, [](Module& mod, const py::sequence& attrs) {
+        std::vector<Attribute> out;
+        for (py::handle item : attrs) {
+          auto t = item.cast<py::tuple>();
+          out.push_back(Attribute{t[0].cast<std::string>(), t[1].cast<std::shared_ptr<const Type>>(), jit::to_ivalue(t[2])});
+        }
+        mod.constants = std::move(out);
+      }, "[(name, Type, value)]: the Final / __constants__ attributes, folded into the graphs (format version 6)")
       .def_readwrite("classes", &Module::classes, "The root's TorchScript classes: Modules named after each class, "
                      "holding its methods compiled with the object as self (format version 5)")
       .def("object", &Module::object)

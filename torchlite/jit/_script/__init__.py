@@ -606,9 +606,11 @@ class ScriptedModule(_TracedModule):
 
     def _cpp_module(self):
         from torchlite.jit._script_module import cpp_module
-        methods = [(name, _method(*compiled)) for name, compiled in self._compiled().items() if not name.startswith("$")]
-        attrs = self.__dict__["_attrs"]
-        m = cpp_module(self._traced_from, methods, attributes=lambda mod: attrs.of_module(mod))
+        from torchlite.jit import _archive_attributes  # graphs reading every attribute at run time, as torch's
+        found, attrs, folded = _archive_attributes.save_graphs(self)
+        methods = [(name, _method(*compiled)) for name, compiled in found.items()]
+        m = cpp_module(self._traced_from, methods, attributes=lambda mod: attrs.of_module(mod),
+                       constants=lambda mod: _archive_attributes.folded_constants(mod, folded))
         m.training = self.training
         from torchlite.jit._script_object import class_modules  # the classes' methods, for a fresh process
         m.classes = class_modules([sig for name, (_, sig) in ((n, c) for n, c in self._compiled().items()
