@@ -5,6 +5,7 @@ place inside its argument's or return's type (format version 5), so a fresh proc
 has the class and torch's "Unknown reference to ScriptClass" when it has not."""
 import enum
 import io
+import re
 import os
 import subprocess
 import sys
@@ -198,7 +199,7 @@ def test_version_4_archive_of_direct_members_still_loads():
             if info.filename.endswith("/version"):
                 body = b"4\n"
             elif info.filename.endswith("/model"):
-                text = body.decode()
+                text = re.sub(r"\s+constants 0", "", body.decode())  # (version 6's constants: none here)
                 assert f'0 0 "{name}"' in text and f'-1 1 0 "{name}"' in text
                 body = text.replace(f'0 0 "{name}"', f'0 "{name}"').replace(f'-1 1 0 "{name}"', f'-2 "{name}"').encode()
             z.writestr(info.filename, body)

@@ -538,7 +538,7 @@ BAD_EDITS = {
     "missing tensors": (lambda r: {k: v for k, v in r.items() if not k.endswith("/tensors")}, "no record 'tensors'"),
     "repeated name": (_replace("model", b'"fc2"', b'"fc1"'), "repeated attribute name"),
     "dotted name": (_replace("model", b'"fc2"', b'"a.b"'), "bad or repeated attribute name"),
-    "version": (_replace("version", b"5", b"9"), "archive version"),
+    "version": (_replace("version", b"6", b"9"), "archive version"),
     "format": (_replace("format", b"torchlite.jit", b"other"), "unknown 'format' record"),
     "trailing data": (lambda r: {**r, "archive/model": r["archive/model"] + b" junk"}, "unexpected data"),
     "unterminated string": (_replace("model", b'"__torch__', b'__torch__'), "expected a quoted string"),

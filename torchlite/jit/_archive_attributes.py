@@ -20,6 +20,7 @@ the graphs read when it is built (so only attributes a graph may change are copi
 from __future__ import annotations
 
 import torchlite as _tl
+from torchlite._C import _jit
 
 # what every nn.Module's __dict__ holds (hooks, the parameter tables): never attributes of the archive
 _MODULE_INTERNALS = None
@@ -73,8 +74,15 @@ def constants_of(module):
             continue
         t = T.of_value(value)
         if t is not None:
-            out.append((name, T.ir_type(t), value))
+            out.append((name, ir_type(t), value))
     return out
+
+
+def ir_type(t):
+    """The archive's type of an attribute of static type t (NoneType as such: T.ir_type gives Any for it)."""
+    from torchlite.jit._object_attributes import ir_type as of
+
+    return _jit.Type.none() if t.kind == "None" else of(t)
 
 
 _RUNTIME_KINDS = frozenset(("int", "float", "bool", "str", "Tensor", "List", "Dict", "Tuple", "Optional", "None"))
@@ -183,7 +191,7 @@ def folded_constants(module, folded):
                 continue
             t = T.of_value(value)
             if t is not None:
-                out.append((name, T.ir_type(t), value))
+                out.append((name, ir_type(t), value))
     return out
 
 

@@ -75,9 +75,9 @@ def cpp_module(module, methods=(), attributes=None, constants=None):
         m.attributes = [(n, t, _attribute_value(attribute_store(module, n)[n], t)) for n, t in own_attrs.items()]
         m.constants = [(n, t, module.__dict__[n]) for n, t in module.__dict__.get("_jit_constants", {}).items()]
     elif attributes is not None:
-        from torchlite.jit._object_attributes import ir_type  # (T.ir_type; objects keep their class)
         from torchlite.jit._script import _holds_dicts, _to_input  # (dicts in the interpreter's form)
         from torchlite.jit import _archive_attributes
+        ir_type = _archive_attributes.ir_type  # (T.ir_type; objects keep their class)
         m.attributes = [(n, ir_type(t), _attribute_value(_to_input(module.__dict__[n], t) if _holds_dicts(t)
                                                          else module.__dict__[n], T.ir_type(t)))
                         for n, t in attributes(module) if n != "training"]  # (the flag is the header's)
