@@ -128,6 +128,21 @@ def _bind(name, method, args, kwargs):
     return tuple(values)
 
 
+def _getattr_reads(graph):
+    """{(submodule path, name)} read by the graph's prim::GetAttr chains from %self."""
+    inputs = graph.inputs()
+    if not inputs:
+        return set()
+    paths = {inputs[0].unique(): ()}
+    out = set()
+    for node in graph.allNodes():
+        if node.kind() == "prim::GetAttr" and node.input().unique() in paths:
+            path = paths[node.input().unique()] + (node.s("name"),)
+            paths[node.output().unique()] = path
+            out.add((path[:-1], path[-1]))
+    return out
+
+
 def _mutable(ir_type) -> bool:
     """Whether a value of the type can change in place (a list, a dict, an object), inside containers too."""
     if ir_type.isTensor():
@@ -199,16 +214,17 @@ class RecursiveScriptModule(ScriptModule):
             from torchlite.jit._module_state import StateSync
             from torchlite.jit._module_state import setattr_targets
             graphs = [meth.graph for meth in self._methods.values() if meth.takes_self]
-            written = set()
+            written, read = set(), set()
             for g in graphs:
                 written |= setattr_targets(g)
+                read |= _getattr_reads(g)
             # copied in and out per call: what a graph assigns, and containers it may change in place (the others
             # are put into the module object when it is built: _archive_attributes.fill_object)
             entries = []
             for path, m in self.named_modules(remove_duplicate=False):
                 key = tuple(path.split(".")) if path else ()
                 for name, t in (m.__dict__.get("_jit_attributes") or {}).items():
-                    if (key, name) in written or _mutable(t):
+                    if (key, name) in written or (key, name) in read and _mutable(t):
                         entries.append((key, name, str(t) == "float"))
             sync = StateSync(self, entries, graphs)
             sync = self.__dict__["_sync"] = sync if sync else False

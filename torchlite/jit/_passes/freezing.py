@@ -44,18 +44,23 @@ def attribute_paths(graph, module):
 
 
 def freeze_module_attributes(graph, module, preserved_attrs=()) -> int:
-    """Replaces reads of `module`'s parameters and buffers by constants; returns how many."""
+    """Replaces reads of `module`'s parameters and buffers (and of a loaded module's plain attributes and
+    training flags) by constants; returns how many."""
     preserved = set(preserved_attrs or ())
+    folded = _fold_plain_attributes(graph, module, preserved)
     paths = attribute_paths(graph, module)
     db = AliasDb(graph)
-    folded = 0
     for node in graph.allNodes():
         if node.kind() != "prim::GetAttr" or node.output().unique() not in paths:
             continue
         obj, full = paths[node.output().unique()]
         name = node.s("name")
+        if name not in obj._parameters and name not in obj._buffers:
+            continue
+        if _is_preserved(full, preserved) or db.has_writers(node.output()):
+            continue
         tensor = obj._parameters.get(name) if name in obj._parameters else obj._buffers.get(name)
-        if tensor is None or _is_preserved(full, preserved) or db.has_writers(node.output()):
+        if tensor is None:
             continue
         with _tl.no_grad():
             value = tensor.detach().clone()
@@ -66,6 +71,51 @@ def freeze_module_attributes(graph, module, preserved_attrs=()) -> int:
         folded += 1
     graph.setInsertPoint(graph.return_node())
     return folded
+
+
+def _fold_plain_attributes(graph, module, preserved) -> int:
+    """Folds a loaded module's plain attributes and training flags (version 6 graphs read them), then the branches
+    that decided (eval-mode code no longer writes a batch_norm's num_batches_tracked, which alias analysis would
+    take for a write of every tensor attribute); returns how many reads were folded."""
+    paths = attribute_paths(graph, module)
+    written = {n.s("name") for n in graph.allNodes() if n.kind() == "prim::SetAttr"}
+    folded = 0
+    for node in graph.allNodes():
+        if node.kind() == "prim::GetAttr" and node.output().unique() in paths:
+            obj, full = paths[node.output().unique()]
+            name = node.s("name")
+            if name not in obj._parameters and name not in obj._buffers and name not in obj._modules and \
+                    not _is_preserved(full, preserved):
+                folded += _fold_plain(graph, node, obj, name, written)
+    graph.setInsertPoint(graph.return_node())
+    if folded:
+        from torchlite.jit._passes.constant_propagation import constant_propagation
+        from torchlite.jit._passes.dce import eliminate_dead_code
+        from torchlite.jit._passes.if_simplification import simplify_ifs
+        for _ in range(5):
+            if not (constant_propagation(graph, tensors=False, prims=True) + simplify_ifs(graph) +
+                    eliminate_dead_code(graph)):
+                break
+    return folded
+
+
+def _fold_plain(graph, node, obj, name, written) -> int:
+    """A loaded module's plain attribute or training flag (format version 6 graphs read them) read by `node`: a
+    constant of its value, as torch's freezing folds attributes, unless a prim::SetAttr of the graph may write it
+    (any attribute of that name) or its value is mutable (a list or dict)."""
+    attrs = obj.__dict__.get("_jit_attributes")
+    if name in written or attrs is None or (name != "training" and name not in attrs):
+        return 0
+    value = obj.training if name == "training" else obj.__dict__.get(name)
+    if not (value is None or type(value) in (bool, int, float, str) or
+            isinstance(value, tuple) and all(v is None or type(v) in (bool, int, float, str) for v in value)):
+        return 0
+    if name != "training" and type(value) is int and str(attrs[name]) == "float":
+        value = float(value)
+    graph.setInsertPoint(node)
+    const = graph.insertConstant(value)
+    node.output().replaceAllUsesWith(const)
+    return 1
 
 
 def _const(value):
