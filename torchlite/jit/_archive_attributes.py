@@ -234,6 +234,13 @@ def cast(name, ir_type, value):
     return float(out) if t.kind == "float" else out
 
 
+def holds_objects(ir_type) -> bool:
+    """Whether the type holds TorchScript class instances (cast by _loaded_objects, not by torch's rules here)."""
+    from torchlite.jit import _archive_signature as sig
+
+    return sig._has(sig.tree(ir_type, {}), ("obj",))
+
+
 def constant_error(name, value):
     from torchlite.jit._read_attributes import _constant_str
 

@@ -320,11 +320,13 @@ class RecursiveScriptModule(ScriptModule):
         attrs = self.__dict__.get("_jit_attributes")
         if attrs and name in attrs:  # an attribute the graphs read: cast to its type, as torch's loaded module
             objects = self.__dict__["_jit_objects"]
+            from torchlite.jit._archive_attributes import cast, holds_objects
             if name in objects:
                 from torchlite.jit import _loaded_objects
+                if not holds_objects(attrs[name]):  # dicts: torch's casts (a dict's int values become floats...)
+                    value = cast(name, attrs[name], value)
                 objects[name] = _loaded_objects.from_python(name, attrs[name], value)
             else:
-                from torchlite.jit._archive_attributes import cast
                 self.__dict__[name] = cast(name, attrs[name], value)
             self.__dict__["_jit_tree"][0] += 1
             return
