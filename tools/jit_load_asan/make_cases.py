@@ -2,7 +2,8 @@
 each, a scripted module that assigns attributes and has argument defaults (the `attributes` and
 `args` of the model record, prim::SetAttr), one that returns a NamedTuple and uses a TorchScript class
 (format version 3's named tuple types, prim::CreateObject), one with Enum arguments and results (format
-version 4's `enums` entries), and mutated copies (token and number edits
+version 4's `enums` entries), one of format version 5 (an object attribute, dicts, Enum paths), one of
+format version 6 (every attribute read at run time, `constants`, the training flags, prim::Enter), and mutated copies (token and number edits
 of the text records with valid CRCs, bit flips, truncations); and each model written with every size
 and offset in zip64 form, with bit flips in its central directory and zip64 end records and cuts.
 Usage: python make_cases.py OUT_DIR [COUNT per model]."""
@@ -13,7 +14,7 @@ import re
 import sys
 import zipfile
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import torchlite as tl  # noqa: E402
@@ -101,7 +102,51 @@ class Version5(tl.nn.Module):
         return self.acc.total * self.acc.n, d
 
 
+class Scale:
+    def __init__(self, k: float):
+        self.k = k
+
+    def __enter__(self) -> float:
+        return self.k
+
+    def __exit__(self, a: Any, b: Any, c: Any) -> None:
+        self.k = 0.0
+
+
+tl.jit.script(Scale)
+
+
+class Version6(tl.nn.Module):
+    """Format version 6: every attribute read at run time (numbers, strings, lists, dicts, tuples, NoneType, a plain
+    tensor, the training flags of batch_norm and dropout), `constants`, and a `with` (prim::Enter / prim::Exit)."""
+    __constants__ = ["k"]
+
+    def __init__(self):
+        super().__init__()
+        self.k = 2
+        self.scale = 0.5
+        self.flag = True
+        self.name = "a"
+        self.lst = [1, 2]
+        self.d = {"a": 1.0}
+        self.tup = (1, 2.0)
+        self.none = None
+        self.t = tl.ones(5)
+        self.bn = tl.nn.BatchNorm1d(4)
+        self.drop = tl.nn.Dropout(0.25)
+
+    def forward(self, x):
+        y = self.drop(self.bn(x)) * self.scale + self.k + len(self.lst) + self.d["a"] + self.tup[1] + self.t
+        if self.flag and self.name == "a" and self.training:
+            y = y + 1
+        with Scale(2.0) as s:
+            y = y * s
+        return y
+
+
 def _archive(name):
+    if name == "v6":
+        return tl.jit.script(Version6())
     if name == "v5":
         return tl.jit.script(Version5())
     if name == "enums":
@@ -135,7 +180,7 @@ def main(out, count):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(0)
-    for name in ["mlp", "cnn", "lstm", "stateful", "typed", "enums", "v5"]:
+    for name in ["mlp", "cnn", "lstm", "stateful", "typed", "enums", "v5", "v6"]:
         buf = io.BytesIO()
         module = _archive(name)
         _zip64_cases(out, name, module, rng, count // 5)
