@@ -39,15 +39,20 @@ def cpu_per_call(f, x, n=200, repeat=31):
         out.append((time.process_time() - t) / n * 1e6)
     return statistics.median(out)
 
-res = {}
-for lib in (torch, tl):
-    m = lib.jit.script(make(lib))
-    t = time.process_time(); b = io.BytesIO(); lib.jit.save(m, b); save = time.process_time() - t
-    t = time.process_time(); b2 = io.BytesIO(); lib.jit.save(m, b2); save2 = time.process_time() - t
-    b.seek(0); l = lib.jit.load(b); l.eval()
-    x = lib.randn(1, 8, 8, 8)
-    with lib.no_grad():
-        res[lib.__name__] = (cpu_per_call(l, x), cpu_per_call(m, x), save * 1e3, save2 * 1e3)
-print("lib: loaded call us, scripted call us, first save ms, second save ms")
-for k, v in res.items(): print(k, ["%.1f" % a for a in v])
-print("loaded call torchlite/torch: %.2f" % (res["torchlite"][0] / res["torch"][0]))
+def main():
+    res = {}
+    for lib in (torch, tl):
+        m = lib.jit.script(make(lib))
+        t = time.process_time(); b = io.BytesIO(); lib.jit.save(m, b); save = time.process_time() - t
+        t = time.process_time(); b2 = io.BytesIO(); lib.jit.save(m, b2); save2 = time.process_time() - t
+        b.seek(0); l = lib.jit.load(b); l.eval()
+        x = lib.randn(1, 8, 8, 8)
+        with lib.no_grad():
+            res[lib.__name__] = (cpu_per_call(l, x), cpu_per_call(m, x), save * 1e3, save2 * 1e3)
+    print("lib: loaded call us, scripted call us, first save ms, second save ms")
+    for k, v in res.items(): print(k, ["%.1f" % a for a in v])
+    print("loaded call torchlite/torch: %.2f" % (res["torchlite"][0] / res["torch"][0]))
+
+
+if __name__ == "__main__":
+    main()

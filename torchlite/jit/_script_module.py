@@ -232,11 +232,27 @@ class RecursiveScriptModule(ScriptModule):
 
     def _graph_call(self, graph, inputs, takes_self):
         sync = self._state() if takes_self else None
+        run = self._specialized(graph) if takes_self else graph
         if not sync:
-            return self._converted(graph, _jit.run_graph(graph, inputs)[0])
+            return self._converted(graph, _jit.run_graph(run, inputs)[0])
         from torchlite.jit._module_state import run_with_state
         return self._converted(graph, run_with_state(sync, inputs[0], self.__dict__["_cached_object"][1],
-                                                     lambda: _jit.run_graph(graph, inputs)[0]))
+                                                     lambda: _jit.run_graph(run, inputs)[0]))
+
+    def _specialized(self, graph):
+        """The graph a call runs: a copy of `graph` with the tree's plain attributes and training flags folded, and
+        the branches they decide (format version 6 graphs read them at run time, as torch's, which costs the
+        reads and the branches on every call); made again after a set of one (the tree's counter)."""
+        spec = self.__dict__.get("_jit_specialized")
+        epoch = self.__dict__["_jit_tree"][0]
+        if spec is None or spec[0] != epoch:
+            spec = self.__dict__["_jit_specialized"] = (epoch, {})
+        entry = spec[1].get(id(graph))
+        if entry is None or entry[0] is not graph:
+            from torchlite.jit._passes.freezing import _fold_plain_attributes
+            g = graph.copy()
+            entry = spec[1][id(graph)] = (graph, g if _fold_plain_attributes(g, self, ()) else graph)
+        return entry[1]
 
     def _converted(self, graph, out):
         """The graph's output as Python gets it: named tuples as instances of their classes."""
@@ -301,7 +317,9 @@ class RecursiveScriptModule(ScriptModule):
         if len(args) == n_args and all(map(_is_tensor, args)) and not kwargs and \
                 (self.__dict__["_sync"] is False or not self._state()):
             # the common call: one tensor per graph input, no attributes to keep in step
-            out = _jit.run_graph(graph, [self._object(), *args] if takes_self else list(args))[0]
+            out = _jit.run_graph(self._specialized(graph), [self._object(), *args]) if takes_self else \
+                _jit.run_graph(graph, list(args))
+            out = out[0]
             return out if isinstance(out, _tl.Tensor) else self._converted(graph, out)
         return self._run(self._methods["forward"], args, kwargs)
 
