@@ -276,6 +276,32 @@ def test_version_5_archive_with_a_with_block_still_loads():
     """tests/data/jit_archive_v5_with.pt: prim::Enter / prim::Exit written by main as version 5."""
     m = tl.jit.load(os.path.join(DATA, "jit_archive_v5_with.pt"))
     assert m(3) == 6
+    data = m.save_to_buffer()  # written again: version 6, which a reader from before prim::Enter refuses by version
+    assert zipfile.ZipFile(io.BytesIO(data)).read("archive/version") == b"6\n"
+    assert tl.jit.load(io.BytesIO(data))(4) == 8
+
+
+def test_freeze_folds_attributes_of_loaded_and_preserved_methods():
+    """Freezing folds the attributes and training flags version 6 graphs read (a loaded module's forward, and a
+    scripted module's preserved method, compiled for the archive), as torch's freezing folds attributes."""
+    class P(tl.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = 3
+            self.flag = True
+
+        def forward(self, x):
+            return x * self.scale if self.flag else x
+
+        @tl.jit.export
+        def twice(self, x):
+            return x * self.scale * 2 if self.training else x * self.scale
+    x = tl.ones(2)
+    for m in (_saved(tl, tl.jit.script(P())).eval(), tl.jit.script(P()).eval()):
+        frozen = tl.jit.freeze(m, preserved_attrs=["twice"])
+        for graph in (frozen.graph, frozen.twice.graph):
+            assert not graph.findNode("prim::GetAttr") and not graph.findNode("prim::If")
+        assert frozen(x).tolist() == [3.0, 3.0] and frozen.twice(x).tolist() == [3.0, 3.0]
 
 
 def test_unknown_version_names_the_versions_read():

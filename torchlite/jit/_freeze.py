@@ -91,7 +91,11 @@ def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     graphs, kept = {}, set()
     for name in names:
         graph = mod.graph.copy() if name == "forward" else saved[name].graph.copy()
-        _passes.freeze_module_attributes(graph, source, preserved)
+        saved_training, source.training = source.training, mod.training  # (a scripted module's copy: its root's
+        try:                                                                 # flag is the scripted module's)
+            _passes.freeze_module_attributes(graph, source, preserved)
+        finally:
+            source.training = saved_training
         _passes.eliminate_dead_code(graph)
         graphs[name] = graph
         kept |= _kept_paths(graph, source)

@@ -103,14 +103,14 @@ def _fold_plain(graph, node, obj, name, written) -> int:
     """A loaded module's plain attribute or training flag (format version 6 graphs read them) read by `node`: a
     constant of its value, as torch's freezing folds attributes, unless a prim::SetAttr of the graph may write it
     (any attribute of that name) or its value is mutable (a list or dict)."""
-    attrs = obj.__dict__.get("_jit_attributes")
-    if name in written or attrs is None or (name != "training" and (name not in attrs or name not in obj.__dict__)):
+    attrs = obj.__dict__.get("_jit_attributes")  # (None: a scripted module's copy, whose archive graphs read them)
+    if name in written or (name != "training" and (name not in obj.__dict__ or attrs is not None and name not in attrs)):
         return 0  # (an attribute holding objects or dicts is kept out of __dict__: _loaded_objects.py)
     value = obj.training if name == "training" else obj.__dict__.get(name)
     if not (value is None or type(value) in (bool, int, float, str) or
             isinstance(value, tuple) and all(v is None or type(v) in (bool, int, float, str) for v in value)):
         return 0
-    if name != "training" and type(value) is int and str(attrs[name]) == "float":
+    if type(value) is int and str(node.output().type()) == "float":  # (an int held by a float attribute)
         value = float(value)
     graph.setInsertPoint(node)
     const = graph.insertConstant(value)
