@@ -162,6 +162,8 @@ class Stateful(tl.nn.Module):
         self.count += 1
         self.total = self.total + x
         y = self.sub(x) * scale + self.count
+        if self.training:
+            y = y + 100
         if mask is not None:
             y = y * mask
         return y
@@ -196,3 +198,6 @@ def test_cpp_keeps_assigned_attributes_and_uses_defaults(programs, tmp_path):
     again = tl.jit.load(str(saved))  # saved by C++ after its calls: the state at save time
     assert (again.count, again.sub.x) == (11, 8.0)
     np.testing.assert_allclose(again.total.numpy(), m.total.numpy())
+    m.eval()  # C++'s eval() too: the graph reads the training flags
+    np.testing.assert_allclose(numbers(got["stateful_eval"]), m(x).numpy(), rtol=1e-7)
+    assert got["stateful_training"] == "0"

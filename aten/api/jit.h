@@ -38,7 +38,17 @@ class ScriptModule {
   std::vector<std::pair<std::string, Tensor>> named_buffers() const;
   const Module& module() const { return *module_; }
 
+  // torch::jit::Module's train / eval / is_training: the flag of the module and its submodules, which the graphs
+  // of a format version 6 archive read (dropout, batch_norm, script's `self.training`).
+  void train(bool on = true) const { set_training(*module_, on); }
+  void eval() const { train(false); }
+  bool is_training() const { return module_->training; }
+
  private:
+  static void set_training(Module& m, bool on) {
+    m.training = on;
+    for (auto& [name, sub] : m.submodules) set_training(*sub, on);
+  }
   std::shared_ptr<Module> module_;
 };
 

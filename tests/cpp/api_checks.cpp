@@ -85,6 +85,9 @@ int main(int argc, char** argv) {
     error_row("stateful_too_many", [&] { m.forward({in, 1.0, tl::jit::IValue(), 4}); });
     error_row("stateful_bad_set", [&] { m.setattr("count", 1.5); });
     tl::jit::save_module(m.module(), argv[3], {});
+    m.eval();  // (format version 6: the graph reads the flag)
+    row("stateful_eval", m.forward({in}).toTensor());
+    std::printf("stateful_training %d\n", static_cast<int>(m.is_training()));
   }
 
   std::printf("done\n");
