@@ -346,3 +346,35 @@ def test_cpp_module_runs_with_the_training_flag():
     cpp.training = False
     assert (train - cpp.run_method("forward", [x])[0]).tolist() == [200.0, 200.0]
     assert cpp.attr("count") == 2
+
+
+def test_attribute_whose_run_time_read_does_not_compile_stays_a_constant():
+    """`t[self.idx]` of a tuple of mixed types needs a constant index: the archive's compilation keeps `idx` folded
+    (found by compiling without it) and writes it as a constant, which the loaded module refuses to set (torch
+    reads it at run time there: a documented difference); the other attributes stay run-time ones. A second save
+    does not search again."""
+    class F(tl.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.idx = 1
+            self.n = 2
+
+        def forward(self, x):
+            t = (x, 2.0, "s")
+            return t[self.idx] * self.n
+    s = tl.jit.script(F())
+    loaded = _saved(tl, s)
+    assert loaded(tl.ones(1)) == 4.0 and loaded.idx == 1
+    with pytest.raises(RuntimeError, match="Can't set constant 'idx' which has value:1"):
+        loaded.idx = 0
+    loaded.n = 3
+    assert loaded(tl.ones(1)) == 6.0
+    from torchlite.jit import _archive_attributes
+    calls = []
+    attempt = _archive_attributes._attempt
+    try:
+        _archive_attributes._attempt = lambda *a: calls.append(1) or attempt(*a)
+        _saved(tl, s)
+    finally:
+        _archive_attributes._attempt = attempt
+    assert len(calls) == 1

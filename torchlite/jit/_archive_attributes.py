@@ -155,27 +155,35 @@ def save_graphs(scripted):
     read did not compile, left as constants of the graphs."""
     base = scripted.__dict__["_attrs"]
     cands = candidates(scripted._traced_from, base)
+    key = tuple((id(m), name, repr(t)) for m, name, t in cands)
+    memo = scripted.__dict__.get("_archive_folded")  # (key, folded) of the last save: the search is not redone
+    dropped = set(memo[1]) if memo is not None and memo[0] == key else set()
     try:
-        found, attrs = _attempt(scripted, base, cands)
-        return found, attrs, []
+        found, attrs = _attempt(scripted, base, [c for c in cands if (id(c[0]), c[1]) not in dropped])
+        return found, attrs, [(m, n) for m, n, _ in cands if (id(m), n) in dropped]
     except Exception:  # noqa: BLE001 (some attribute's run-time read does not compile: find which)
         pass
     kept = []
 
-    def add(group):
-        try:
-            _attempt(scripted, base, kept + group)
-            kept.extend(group)
-        except Exception:  # noqa: BLE001
-            if len(group) > 1:
-                half = len(group) // 2
-                add(group[:half])
-                add(group[half:])
+    def add(group, fails=False):  # keeps what of `group` compiles beside `kept` (fails: known not to, as a whole)
+        if not fails:
+            try:
+                _attempt(scripted, base, kept + group)
+                kept.extend(group)
+                return
+            except Exception:  # noqa: BLE001
+                pass
+        if len(group) > 1:
+            half = len(group) // 2
+            add(group[:half])
+            add(group[half:])
 
-    add(cands)
+    add(cands, fails=True)
     found, attrs = _attempt(scripted, base, kept)
     kept_ids = {(id(m), n) for m, n, _ in kept}
-    return found, attrs, [(m, n) for m, n, _ in cands if (id(m), n) not in kept_ids]
+    folded = [(m, n) for m, n, _ in cands if (id(m), n) not in kept_ids]
+    scripted.__dict__["_archive_folded"] = (key, [(id(m), n) for m, n in folded])
+    return found, attrs, folded
 
 
 def folded_constants(module, folded):
