@@ -3,7 +3,8 @@
 # build (tools/sanitize.sh rebuilds all ~500 sources): the JIT's own sources (IR, types, values,
 # registry, interpreter and its compiled code, zip reader, archive reader) are compiled instrumented and linked with the
 # release build's other objects into one program (loadfuzz.cpp), which loads each archive written by
-# make_cases.py and runs its forward. Any report aborts. Needs a release build (setup.py build_ext).
+# make_cases.py and runs its forward (in a child process, 20 s at most, one OpenMP thread: a forked child must not
+# inherit a thread pool). Any report aborts. Needs a release build (setup.py build_ext).
 #   tools/jit_load_asan/run.sh [cases per model, default 1000]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,5 +26,5 @@ fi
 g++ -fopenmp -fsanitize=address,undefined "$work"/obj/*.o $others -L"$root/build/blas/lib/blas" -lscipy_openblas \
     -Wl,-rpath,"$root/build/blas/lib/blas" "${mkl[@]}" -o "$work/loadfuzz"
 python "$root/tools/jit_load_asan/make_cases.py" "$work/cases" "${1:-1000}"
-ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1" \
+OMP_NUM_THREADS=1 ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1" \
 UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" "$work/loadfuzz" "$work"/cases/*.pt
