@@ -108,10 +108,14 @@ class _Printer:
             self.emit(indent, f"{target} = {call}" if outs else call)
 
 
+def plain_type(text: str) -> str:
+    """An IR type's text with complete tensor types (`Float(2, 3, strides=[3, 1], ...)`) as `Tensor`."""
+    return re.sub(r"\b[A-Z][A-Za-z0-9]*\([^()]*\)", "Tensor", text)
+
+
 def _type(value) -> str:
     """TorchScript's annotation of a value's type: complete tensor types as Tensor, tuples as Tuple[...]."""
-    text = re.sub(r"\b[A-Z][A-Za-z0-9]*\([^()]*\)", "Tensor", str(value.type()))
-    return text.replace("(", "Tuple[").replace(")", "]")
+    return plain_type(str(value.type())).replace("(", "Tuple[").replace(")", "]")
 
 
 def graph_code(graph, name="forward", defaults=None) -> str:
