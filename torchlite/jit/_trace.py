@@ -569,7 +569,8 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
     traced.__dict__["_traced_schemas"] = schemas
     traced.__dict__["_submodule_graphs"] = _submodule_graphs(mod, captured)
     if check_trace:
-        checks = [dict(c.items()) for c in ((inputs,) if check_inputs is None else check_inputs)]
+        checks = [dict(((c,) if isinstance(c, _tl.Tensor) else c).items())  # (torch's: a tuple has no items)
+                  for c in ((inputs,) if check_inputs is None else check_inputs)]
         for name, fn, names_from in calls:
             if any(name not in c for c in checks):  # (torch traces each check dict's methods, then looks it up)
                 raise RuntimeError(f"Method '{name}' is not defined.")
