@@ -1,8 +1,11 @@
 """The `code` of a compiled module or function: its graph printed as the Python-like source that
 torch.jit shows (`def forward(self, x: Tensor) -> Tensor:` then one statement per node:
-`_0 = torch.linear(x, weight, bias)`), for reading only; nothing parses it back. Module attributes
-read as `self.fc1.weight`, keyword-only arguments as `name=value`, tensor constants as
-`CONSTANTS.c0`, `prim::If` as `if`/`else`, `prim::Loop` as a `for` over `range`."""
+`_0 = torch.linear(x, weight, bias)`). Module attributes read as `self.fc1.weight`, keyword-only
+arguments as `name=value`, tensor constants as `CONSTANTS.c0`, `prim::If` as `if`/`else`, `prim::Loop`
+as a `for` over `range`, a `prim::Enter` ... `prim::Exit` pair as a `with` block (grad modes as
+`with torch.no_grad():`), a TorchScript object's construction as torch's `__torch__.C.__new__(...)`.
+A function's code compiles back with `torchlite.jit.CompilationUnit` where torch's does (docs/jit.md,
+"Compiling code back")."""
 from __future__ import annotations
 
 import re
@@ -55,8 +58,50 @@ class _Printer:
         self.lines.append("  " * indent + text)
 
     def block(self, block, indent):
-        for node in block.nodes():
+        self.nodes(list(block.nodes()), indent)
+
+    def nodes(self, nodes, indent):
+        """Prints nodes, a `prim::Enter` up to its `prim::Exit` in the same block as a `with` statement
+        (an Enter whose Exit is in a sub-block, as a `return` inside a `with` leaves it, takes the rest of
+        the block as its body); an Exit without its Enter here closes an enclosing one: nothing to print."""
+        i = 0
+        while i < len(nodes):
+            node = nodes[i]
+            kind = node.kind()
+            if kind == "prim::Enter":
+                end = _matching_exit(nodes, i)
+                body = nodes[i + 1:] if end is None else nodes[i + 1:end]
+                header, body = self.with_header(node, body)
+                self.emit(indent, f"with {header}:")
+                before = len(self.lines)
+                self.nodes(body, indent + 1)
+                if len(self.lines) == before:
+                    self.emit(indent + 1, "pass")
+                if end is None:
+                    return
+                i = end + 1
+                continue
+            if kind == "prim::Exit" or _is_grad_mode_node(node):
+                i += 1  # (a with's exit, the grad mode read before it and restored after it)
+                continue
             self.node(node, indent)
+            i += 1
+
+    def with_header(self, enter, body):
+        """The text after `with` and the body left to print. A grad-mode block (script's `with no_grad():`:
+        the mode read into the Enter's value, set first thing in the block, restored after the Exit) is
+        written as the call that made it; any other context (a TorchScript object) as the object, whose
+        inlined `__enter__` and `__exit__` print as the statements they are, in the block and after it."""
+        ctx = enter.inputs()[0]
+        if _is_grad_read(ctx) and body and body[0].kind() == "prim::set_grad_enabled":
+            mode = body[0].inputs()[0]
+            const = mode.toIValue() if mode.node().kind() == "prim::Constant" else None
+            if const is False:
+                return "torch.no_grad()", body[1:]
+            if const is True:
+                return "torch.enable_grad()", body[1:]
+            return f"torch.set_grad_enabled({self.expr(mode)})", body[1:]
+        return self.expr(ctx), body
 
     def node(self, node, indent):
         kind = node.kind()
@@ -65,7 +110,10 @@ class _Printer:
         target = ", ".join(outs) + ("," if len(outs) > 1 else "")
         if kind == "prim::Constant":
             return  # constants are written where they are used
-        if kind == "prim::GetAttr":
+        if kind == "prim::CreateObject":  # as torch's code: the object made without __init__, which follows inlined
+            cls = node.s("name") if node.hasAttribute("name") else "object"
+            self.emit(indent, f"{outs[0]} = {cls}.__new__({cls})")
+        elif kind == "prim::GetAttr":
             self.emit(indent, f"{outs[0]} = {ins[0]}.{node.s('name')}")
         elif kind == "prim::SetAttr":  # script's attribute assignment, as torch's code prints it
             self.emit(indent, f"{ins[0]}.{node.s('name')} = {ins[1]}")
@@ -101,11 +149,65 @@ class _Printer:
         else:
             schema = node.fn_schema()
             args = []
+            n_pos = len(ins)  # as torch's code, trailing arguments equal to their defaults are left out
+            if schema is not None:
+                while n_pos and n_pos <= len(schema.arguments) and \
+                        _is_default(schema.arguments[n_pos - 1], node.inputs()[n_pos - 1], ins[n_pos - 1]):
+                    n_pos -= 1
             for i, v in enumerate(ins):
                 arg = schema.arguments[i] if schema is not None and i < len(schema.arguments) else None
-                args.append(f"{arg.name}={v}" if arg is not None and arg.kwarg_only else v)
-            call = f"torch.{kind.split('::', 1)[1]}({', '.join(args)})"
+                if arg is not None and arg.kwarg_only:
+                    if not _is_default(arg, node.inputs()[i], v):
+                        args.append(f"{arg.name}={v}")
+                elif i < n_pos:
+                    args.append(v)
+            call = f"torch.{_PRIM_NAMES.get(kind, kind.split('::', 1)[1])}({', '.join(args)})"
             self.emit(indent, f"{target} = {call}" if outs else call)
+
+
+# number ops torch's code writes under another name than the prim op's (int `a % b` is `torch.remainder(a, b)`)
+_PRIM_NAMES = {"prim::mod": "remainder", "prim::truediv": "div", "prim::is": "__is__", "prim::isnot": "__isnot__"}
+
+
+def _is_default(arg, value, text) -> bool:
+    """Whether an op's input is a constant equal to its schema argument's default (its text as printed)."""
+    default = arg.default_value
+    if default is None or value.node().kind() != "prim::Constant":
+        return False
+    if text == default:
+        return True
+    try:
+        return float(text) == float(default)
+    except ValueError:
+        return False
+
+
+def _matching_exit(nodes, start):
+    """The index of the prim::Exit that closes the prim::Enter at nodes[start] in this block, or None."""
+    depth = 0
+    for j in range(start, len(nodes)):
+        kind = nodes[j].kind()
+        if kind == "prim::Enter":
+            depth += 1
+        elif kind == "prim::Exit":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _is_grad_read(value) -> bool:
+    """Whether value is script's read of the grad mode that a `with` restores (the input of a prim::Enter)."""
+    return value.node().kind() == "prim::grad_enabled" and any(
+        u.user.kind() == "prim::Enter" for u in value.uses())
+
+
+def _is_grad_mode_node(node) -> bool:
+    """The grad mode read before a `with` and its restore after the Exit: part of the `with` statement."""
+    kind = node.kind()
+    if kind == "prim::grad_enabled":
+        return _is_grad_read(node.output())
+    return kind == "prim::set_grad_enabled" and _is_grad_read(node.inputs()[0])
 
 
 def plain_type(text: str) -> str:
@@ -137,6 +239,7 @@ def graph_code(graph, name="forward", defaults=None) -> str:
             args += 1
     outputs = graph.outputs()
     returns = ", ".join(_type(v) for v in outputs)  # a graph returns one value (a tuple is built in it)
+    name = re.sub(r"\W", "_", name.replace("<lambda>", "_lambda"))  # (torch's name of a lambda: _lambda)
     header = f"def {name}({(',' + chr(10) + '    ').join(params)})"
     p.block(graph.block(), 1)
     results = [p.expr(v) for v in outputs]

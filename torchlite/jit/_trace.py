@@ -331,10 +331,10 @@ class TracedModule(ScriptModule):
         return type(self._traced_from).__name__
 
     def _forward_graph(self):
-        graph = self.__dict__.get("graph")
-        if graph is None:  # torch's message (its module is a RecursiveScriptModule underneath)
-            raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'")
-        return graph
+        try:
+            return self.graph  # (a scripted module's is a property)
+        except AttributeError:  # torch's message (its module is a RecursiveScriptModule underneath)
+            raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'") from None
 
     def __getattr__(self, name):
         methods = self.__dict__.get("_traced_methods")
@@ -359,7 +359,8 @@ class TracedModule(ScriptModule):
     def forward(self, *args):
         if _jit._is_tracing():  # traced inside another trace: run the Python module so its ops are recorded
             return self._traced_from(*args)
-        self._forward_graph()
+        if "graph" not in self.__dict__:  # trace_module without "forward"
+            self._forward_graph()
         inputs = [self._object()]
         for a in args:
             if isinstance(a, _tl.Tensor):  # the common case, without a call
@@ -461,7 +462,7 @@ class _TracedFunction(FunctionArchive):
     def code(self) -> str:
         from torchlite.jit._code import graph_code
 
-        return graph_code(self.graph)
+        return graph_code(self.graph, self.__name__)  # (named after the function, as torch's)
 
     @property
     def inlined_graph(self):

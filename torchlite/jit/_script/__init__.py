@@ -360,8 +360,9 @@ class ScriptFunction(FunctionArchive):
 
     @property
     def code(self):
-        from torchlite.jit._code import graph_code
-        return graph_code(self.graph)
+        from torchlite.jit._code import graph_code  # (named after the function, defaults written, as torch's)
+        defaults = [None if d is inspect.Parameter.empty or d is _NO_DEFAULT else (d,) for d in self._sig.defaults]
+        return graph_code(self.graph, self.__name__, defaults)
 
     @property
     def inlined_graph(self):
