@@ -52,6 +52,9 @@ class _Printer:
         node = value.node()
         if node.kind() == "prim::Constant":
             return self.literal(value.toIValue())
+        if _inline_test(node):
+            a, b = (self.expr(v) for v in node.inputs())
+            return f"torch.{_PRIM_NAMES[node.kind()]}({a}, {b})"
         return self.name(value)
 
     def emit(self, indent, text):
@@ -87,6 +90,45 @@ class _Printer:
             self.node(node, indent)
             i += 1
 
+    def loop(self, node, ins, outs, indent):
+        """A prim::Loop `(trip count, condition, carried...)`: `for i in range(n):` when the condition is
+        always true, `while c:` when the trip count is unbounded (script's `while`), else a `for` that
+        breaks when the condition turns false. Carried values are assigned together (`a, b = b, a`)."""
+        body = node.blocks()[0]
+        counter, carried = body.inputs()[0], [self.name(v) for v in body.inputs()[1:]]
+        results = body.outputs()
+        always = _is_true(node.inputs()[1]) and _is_true(results[0])
+        unbounded = node.inputs()[0].node().kind() == "prim::Constant" and ins[0] == str(_INT64_MAX)
+        for c, init in zip(carried, ins[2:]):
+            self.emit(indent, f"{c} = {init}")
+        cond = None if always else self.name(node.inputs()[1]) + "_cond"
+        if cond is not None:
+            self.emit(indent, f"{cond} = {ins[1]}")
+        i = self.name(counter)
+        if always:
+            self.emit(indent, f"for {i} in range({ins[0]}):")
+        elif unbounded:
+            if counter.hasUses():
+                self.emit(indent, f"{i} = 0")
+            self.emit(indent, f"while {cond}:")
+        else:
+            self.emit(indent, f"for {i} in range({ins[0]}):")
+            self.emit(indent + 1, f"if not {cond}:")
+            self.emit(indent + 2, "break")
+        self.block(body, indent + 1)
+        targets = ([cond] if cond is not None else []) + carried
+        values = [self.expr(v) for v in (results if cond is not None else results[1:])]
+        if len(targets) == 1:
+            self.emit(indent + 1, f"{targets[0]} = {values[0]}")
+        elif targets:
+            self.emit(indent + 1, f"{', '.join(targets)} = {', '.join(values)}")
+        if unbounded and not always and counter.hasUses():
+            self.emit(indent + 1, f"{i} = {i} + 1")
+        if not targets and not body.nodes():
+            self.emit(indent + 1, "pass")
+        for out, c in zip(outs, carried):
+            self.emit(indent, f"{out} = {c}")
+
     def with_header(self, enter, body):
         """The text after `with` and the body left to print. A grad-mode block (script's `with no_grad():`:
         the mode read into the Enter's value, set first thing in the block, restored after the Exit) is
@@ -108,8 +150,8 @@ class _Printer:
         outs = [self.name(o) for o in node.outputs()]
         ins = [self.expr(v) for v in node.inputs()]
         target = ", ".join(outs) + ("," if len(outs) > 1 else "")
-        if kind == "prim::Constant":
-            return  # constants are written where they are used
+        if kind == "prim::Constant" or _inline_test(node):
+            return  # constants are written where they are used, and so are `is None` tests of an `if`
         if kind == "prim::CreateObject":  # as torch's code: the object made without __init__, which follows inlined
             cls = node.s("name") if node.hasAttribute("name") else "object"
             self.emit(indent, f"{outs[0]} = {cls}.__new__({cls})")
@@ -117,8 +159,13 @@ class _Printer:
             self.emit(indent, f"{outs[0]} = {ins[0]}.{node.s('name')}")
         elif kind == "prim::SetAttr":  # script's attribute assignment, as torch's code prints it
             self.emit(indent, f"{ins[0]}.{node.s('name')} = {ins[1]}")
-        elif kind == "prim::ListConstruct":
-            self.emit(indent, f"{outs[0]} = [{', '.join(ins)}]")
+        elif kind == "prim::ListConstruct":  # an empty list with its type, as torch's code: annotate(List[int], [])
+            text = f"[{', '.join(ins)}]" if ins else f"annotate({annotation(node.output().type())}, [])"
+            self.emit(indent, f"{outs[0]} = {text}")
+        elif kind == "prim::DictConstruct":
+            pairs = ", ".join(f"{k}: {v}" for k, v in zip(ins[::2], ins[1::2]))
+            text = f"{{{pairs}}}" if ins else f"annotate({annotation(node.output().type())}, {{}})"
+            self.emit(indent, f"{outs[0]} = {text}")
         elif kind == "prim::TupleConstruct":
             self.emit(indent, f"{outs[0]} = ({', '.join(ins)}{',' if len(ins) == 1 else ''})")
         elif kind in ("prim::ListUnpack", "prim::TupleUnpack"):
@@ -135,17 +182,9 @@ class _Printer:
                 if not block.nodes() and not results:
                     self.emit(indent + 1, "pass")
         elif kind == "prim::Loop":
-            body = node.blocks()[0]
-            carried = [self.name(v) for v in body.inputs()[1:]]
-            for c, init in zip(carried, ins[2:]):
-                self.emit(indent, f"{c} = {init}")
-            self.emit(indent, f"for {self.name(body.inputs()[0])} in range({ins[0]}):")
-            self.block(body, indent + 1)
-            results = [self.expr(v) for v in body.outputs()]
-            for c, res in zip(carried, results[1:]):
-                self.emit(indent + 1, f"{c} = {res}")
-            for out, c in zip(outs, carried):
-                self.emit(indent, f"{out} = {c}")
+            self.loop(node, ins, outs, indent)
+        elif kind in ("prim::getitem", "prim::dict_getitem"):  # as torch's code: an index
+            self.emit(indent, f"{outs[0]} = {ins[0]}[{ins[1]}]")
         else:
             schema = node.fn_schema()
             args = []
@@ -166,7 +205,15 @@ class _Printer:
 
 
 # number ops torch's code writes under another name than the prim op's (int `a % b` is `torch.remainder(a, b)`)
-_PRIM_NAMES = {"prim::mod": "remainder", "prim::truediv": "div", "prim::is": "__is__", "prim::isnot": "__isnot__"}
+_PRIM_NAMES = {"prim::mod": "remainder", "prim::truediv": "div", "prim::is": "__is__", "prim::isnot": "__isnot__",
+               "prim::size_dim": "size"}
+
+
+_INT64_MAX = 2**63 - 1  # the trip count of script's `while` loops
+
+
+def _is_true(value) -> bool:
+    return value.node().kind() == "prim::Constant" and value.toIValue() is True
 
 
 def _is_default(arg, value, text) -> bool:
@@ -180,6 +227,15 @@ def _is_default(arg, value, text) -> bool:
         return float(text) == float(default)
     except ValueError:
         return False
+
+
+def _inline_test(node) -> bool:
+    """An `is` / `is not` test used only as an `if`'s condition: written in the `if` (`if torch.__is__(o, None):`),
+    as torch's code writes it, so that compiling the code back refines `o` in the branches."""
+    if node.kind() not in ("prim::is", "prim::isnot"):
+        return False
+    uses = node.output().uses()
+    return len(uses) == 1 and uses[0].user.kind() == "prim::If" and uses[0].offset == 0
 
 
 def _matching_exit(nodes, start):
@@ -212,12 +268,51 @@ def _is_grad_mode_node(node) -> bool:
 
 def plain_type(text: str) -> str:
     """An IR type's text with complete tensor types (`Float(2, 3, strides=[3, 1], ...)`) as `Tensor`."""
-    return re.sub(r"\b[A-Z][A-Za-z0-9]*\([^()]*\)", "Tensor", text)
+    return re.sub(r"\b(?!Dict\(|Union\(|NamedTuple\()[A-Z][A-Za-z0-9]*\([^()]*\)", "Tensor", text)
+
+
+def annotation(ir_type) -> str:
+    """An IR type as a Python annotation, as torch's code writes it: complete tensor types as `Tensor`,
+    `int?` as `Optional[int]`, `int[]` as `List[int]`, `(Tensor, int)` as `Tuple[Tensor, int]`,
+    `Dict(str, Tensor)` as `Dict[str, Tensor]`, a named tuple by its class."""
+    text = plain_type(str(ir_type))
+    pos = 0
+
+    def parse():  # one type at text[pos:], with its suffixes
+        nonlocal pos
+        if text.startswith("NamedTuple(", pos):  # (the class's name is not in the type's text)
+            raise ValueError(text)
+        if text[pos] == "(" or text.startswith("Dict(", pos) or text.startswith("Union(", pos):
+            head = "Tuple" if text[pos] == "(" else text[pos:text.index("(", pos)]
+            pos = text.index("(", pos) + 1
+            elems = []
+            while text[pos] != ")":
+                elems.append(parse())
+                if text.startswith(", ", pos):
+                    pos += 2
+            pos += 1
+            out = f"{head}[{', '.join(elems)}]" if elems else "Tuple[()]"
+        else:
+            end = pos
+            while end < len(text) and text[end] not in "()[],? ":
+                end += 1
+            out = text[pos:end]
+            out = {"NoneType": "None"}.get(out, out)
+            pos = end
+        while pos < len(text) and (text[pos] == "?" or text.startswith("[]", pos)):
+            if text[pos] == "?":
+                out, pos = f"Optional[{out}]", pos + 1
+            else:
+                out, pos = f"List[{out}]", pos + 2
+        return out
+    try:
+        return parse()
+    except (IndexError, ValueError):
+        return text  # (a type this does not know: its IR text)
 
 
 def _type(value) -> str:
-    """TorchScript's annotation of a value's type: complete tensor types as Tensor, tuples as Tuple[...]."""
-    return plain_type(str(value.type())).replace("(", "Tuple[").replace(")", "]")
+    return annotation(value.type())
 
 
 def graph_code(graph, name="forward", defaults=None) -> str:
