@@ -185,6 +185,8 @@ class _Printer:
             self.loop(node, ins, outs, indent)
         elif kind in ("prim::getitem", "prim::dict_getitem"):  # as torch's code: an index
             self.emit(indent, f"{outs[0]} = {ins[0]}[{ins[1]}]")
+        elif kind in ("prim::setitem", "prim::dict_setitem"):
+            self.emit(indent, f"{ins[0]}[{ins[1]}] = {ins[2]}")
         else:
             schema = node.fn_schema()
             args = []
