@@ -11,6 +11,9 @@ import torchlite as tl
 from tests.script_pair import load
 
 SRC = """
+import math
+
+
 def plain(x: Tensor, y: Tensor) -> Tensor:
     return (x * y + 1).relu()
 
@@ -81,6 +84,22 @@ def dicts(x: Tensor) -> Tensor:
     d["a"] = x
     d["b"] = x * 2
     return d["a"] + d["b"]
+
+
+def strings(n: int, d: Dict[str, int], s: str) -> str:
+    if n < 0:
+        raise ValueError("negative")
+    assert n != 1, "not one"
+    k = list(d.keys())
+    f = math.sqrt(float(n)) + min(n, 2)
+    u = s.upper() + s.replace("a", "b")
+    return f"n={n} {u} {len(k)}" + str(int(f * 100))
+
+
+def tensor_queries(x: Tensor) -> Tensor:
+    assert x.dim() == 1, "one dim"
+    a, b = x.chunk(2)
+    return a - b + x.numel() + x.size(0)
 """
 
 ARGS = {
@@ -94,10 +113,13 @@ ARGS = {
     "while_break": lambda lib: (lib.ones(2), 7),
     "swap": lambda lib: (lib.ones(3), 6),
     "dicts": lambda lib: (lib.ones(2),),
+    "strings": lambda lib: (3, {"a": 1, "b": 2}, "xa"),
+    "tensor_queries": lambda lib: (lib.arange(4.0),),
 }
 # torch 2.13's own code does not compile back for these (`__torch__....no_grad.__new__`, `torch.__is__`,
 # `torch.len`, `torch.slice`, `annotate`); torchlite's does
-TORCH_FAILS = {"grad_modes", "optional", "over_list", "slicing", "while_break", "swap", "dicts"}
+TORCH_FAILS = {"grad_modes", "optional", "over_list", "slicing", "while_break", "swap", "dicts", "strings",
+               "tensor_queries"}
 
 
 def _flat(v):
@@ -133,6 +155,20 @@ def test_scripted_code_compiles_back(mods, name):
     else:
         with pytest.raises(RuntimeError):
             torch.jit.CompilationUnit(torch.jit.script(getattr(tmod, name)).code)
+
+
+@pytest.mark.parametrize("n, error", [(-1, "ValueError: negative"), (1, "AssertionError: not one")])
+def test_raise_and_assert_compile_back(mods, n, error):
+    lmod, tmod = mods
+    scripted = tl.jit.script(lmod.strings)
+    back = tl.jit.CompilationUnit(scripted.code).strings
+    messages = []
+    for f in (scripted, back, torch.jit.script(tmod.strings)):
+        with pytest.raises(Exception) as e:  # (torch's is a torch.jit.Error, torchlite's a RuntimeError)
+            f(n, {"a": 1}, "xa")
+        assert str(e.value).strip().endswith(error)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]  # the same error as the function it was printed from
 
 
 def test_code_reads_as_torchs(mods):

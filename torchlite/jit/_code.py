@@ -187,6 +187,21 @@ class _Printer:
             self.emit(indent, f"{outs[0]} = {ins[0]}[{ins[1]}]")
         elif kind in ("prim::setitem", "prim::dict_setitem"):
             self.emit(indent, f"{ins[0]}[{ins[1]}] = {ins[2]}")
+        elif kind in _METHODS or kind == "prim::str_method":  # methods of lists, dicts and strs, called as methods
+            method = _METHODS.get(kind) or node.s("fn")
+            call = f"{ins[0]}.{method}({', '.join(ins[1:])})"
+            self.emit(indent, f"{target} = {call}" if outs else call)
+        elif kind in ("prim::min", "prim::max"):  # of two numbers: Python's (torch.min would be the tensor op)
+            self.emit(indent, f"{target} = {kind[6:]}({', '.join(ins)})")
+        elif kind == "prim::math":
+            self.emit(indent, f"{target} = math.{node.s('fn')}({', '.join(ins)})")
+        elif kind == "prim::RaiseException":  # (torch's code: ops.prim.RaiseException(...), which it cannot read)
+            exc = node.s("exception") if node.hasAttribute("exception") else "builtins.RuntimeError"
+            self.emit(indent, f"raise {exc.rsplit('.', 1)[-1]}({', '.join(ins)})")
+        elif kind == "prim::format" and _fstring_safe(node):  # an f-string, as written
+            parts = "".join(v.toIValue() if v.node().kind() == "prim::Constant" and isinstance(v.toIValue(), str)
+                            else f"{{{e}}}" for v, e in zip(node.inputs(), ins))
+            self.emit(indent, f'{target} = f"{parts}"')
         else:
             schema = node.fn_schema()
             args = []
@@ -229,6 +244,25 @@ def _is_default(arg, value, text) -> bool:
         return float(text) == float(default)
     except ValueError:
         return False
+
+
+# list, dict and str prim ops written as the methods script compiles them from
+_METHODS = {"prim::dict_keys": "keys", "prim::dict_values": "values", "prim::dict_items": "items",
+            "prim::dict_get": "get", "prim::dict_copy": "copy", "prim::dict_update": "update",
+            "prim::dict_clear": "clear", "prim::dict_pop": "pop", "prim::dict_pop_default": "pop",
+            "prim::list_copy": "copy", "prim::extend": "extend"}
+
+
+def _fstring_safe(node) -> bool:
+    """Whether prim::format's constant strings can be written inside an f"..." (no quote, brace or backslash)."""
+    for v in node.inputs():
+        if v.node().kind() == "prim::Constant":
+            c = v.toIValue()
+            if isinstance(c, str) and any(ch in c for ch in '"{}\\\n'):
+                return False
+        elif str(v.type()) not in ("int", "float", "str", "bool"):
+            return False  # (a tensor's or list's str() need not match the f-string's)
+    return True
 
 
 def _inline_test(node) -> bool:

@@ -16,6 +16,7 @@ import ast
 import builtins
 import itertools
 import linecache
+import math
 import sys
 import typing
 
@@ -28,7 +29,8 @@ _BINARY = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "div": ast.Div, "flo
            "remainder": ast.Mod, "pow": ast.Pow}
 _COMPARE = {"eq": ast.Eq, "ne": ast.NotEq, "lt": ast.Lt, "le": ast.LtE, "gt": ast.Gt, "ge": ast.GtE,
             "__is__": ast.Is, "__isnot__": ast.IsNot}
-_BUILTIN_CALLS = {"len": "len", "Int": "int", "Float": "float", "Bool": "bool", "min": "min", "max": "max"}
+_BUILTIN_CALLS = {"len": "len", "Int": "int", "Float": "float", "Bool": "bool"}
+_AS_METHOD = {"numel", "dim", "size"}  # the Tensor methods script compiles to prim ops (the library's are Python)
 
 
 class _ReadCode(ast.NodeTransformer):
@@ -54,24 +56,20 @@ class _ReadCode(ast.NodeTransformer):
             return ast.copy_location(ast.UnaryOp(op=ast.USub(), operand=args[0]), node)
         if name == "not" and len(args) == 1:
             return ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=args[0]), node)
-        if name in _BUILTIN_CALLS and (name not in ("min", "max") or len(args) == 2 and _numbers(args)):
+        if name in _BUILTIN_CALLS:
             return ast.copy_location(ast.Call(func=ast.Name(id=_BUILTIN_CALLS[name], ctx=ast.Load()), args=args,
                                               keywords=[]), node)
-        if not hasattr(_tl, name) and args:  # a method (torch.size(x, 0) is x.size(0))
+        if (name in _AS_METHOD or not hasattr(_tl, name)) and args:  # a method (torch.size(x, 0) is x.size(0))
             method = ast.Attribute(value=args[0], attr=name, ctx=ast.Load())
             return ast.copy_location(ast.Call(func=method, args=args[1:], keywords=[]), node)
         return node
-
-
-def _numbers(args):
-    return all(isinstance(a, ast.Constant) and isinstance(a.value, (int, float)) for a in args)
 
 
 def _names():
     """What torch's code refers to without defining it."""
     from torchlite.jit import annotate
     names = {n: getattr(typing, n) for n in ("List", "Dict", "Optional", "Tuple", "Union", "Any")}
-    names.update(torch=_tl, Tensor=_tl.Tensor, annotate=annotate)
+    names.update(torch=_tl, Tensor=_tl.Tensor, annotate=annotate, math=math)
     return names
 
 
