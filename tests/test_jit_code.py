@@ -100,6 +100,17 @@ def tensor_queries(x: Tensor) -> Tensor:
     assert x.dim() == 1, "one dim"
     a, b = x.chunk(2)
     return a - b + x.numel() + x.size(0)
+
+
+def queries(xs: List[int], v: int, x: Tensor, u: Union[int, str, Tensor]) -> Tuple[bool, Tensor, int]:
+    y = x.to(x.dtype) + (1 if x.is_floating_point() else 0)
+    if isinstance(u, int):
+        k = u
+    elif isinstance(u, str):
+        k = len(u)
+    else:
+        k = -1
+    return v in xs, y, k
 """
 
 ARGS = {
@@ -115,11 +126,12 @@ ARGS = {
     "dicts": lambda lib: (lib.ones(2),),
     "strings": lambda lib: (3, {"a": 1, "b": 2}, "xa"),
     "tensor_queries": lambda lib: (lib.arange(4.0),),
+    "queries": lambda lib: ([1, 2], 2, lib.ones(2), "abc"),
 }
 # torch 2.13's own code does not compile back for these (`__torch__....no_grad.__new__`, `torch.__is__`,
 # `torch.len`, `torch.slice`, `annotate`); torchlite's does
 TORCH_FAILS = {"grad_modes", "optional", "over_list", "slicing", "while_break", "swap", "dicts", "strings",
-               "tensor_queries"}
+               "tensor_queries", "queries"}
 
 
 def _flat(v):
@@ -146,8 +158,8 @@ def test_scripted_code_compiles_back(mods, name):
     assert _flat(again(*ARGS[name](tl))) == pytest.approx(_flat(want))
     assert _flat(scripted(*ARGS[name](tl))) == pytest.approx(_flat(want))
     # compiled back, it prints the same code again (a while loop's is written anew: its condition is a loop value;
-    # a refined Optional is no longer cast)
-    if name not in ("while_break", "optional"):
+    # a refined Optional or Union is no longer cast)
+    if name not in ("while_break", "optional", "queries"):
         assert again.code == code
     if name not in TORCH_FAILS:  # torch's code compiles back with torch's unit: the same results
         tcode = torch.jit.script(getattr(tmod, name)).code

@@ -53,9 +53,15 @@ class _Printer:
         if node.kind() == "prim::Constant":
             return self.literal(value.toIValue())
         if _inline_test(node):
+            if node.kind() == "prim::isinstance":
+                return self.isinstance(node)
             a, b = (self.expr(v) for v in node.inputs())
             return f"torch.{_PRIM_NAMES[node.kind()]}({a}, {b})"
         return self.name(value)
+
+    def isinstance(self, node):
+        types = [annotation(t) for t in node.ival("types")]
+        return f"isinstance({self.expr(node.inputs()[0])}, {types[0] if len(types) == 1 else '(' + ', '.join(types) + ')'})"
 
     def emit(self, indent, text):
         self.lines.append("  " * indent + text)
@@ -172,14 +178,17 @@ class _Printer:
             self.emit(indent, f"{', '.join(outs)}, = {ins[0]}")
         elif kind == "prim::If":
             self.emit(indent, f"if {ins[0]}:")
-            for i, block in enumerate(node.blocks()):
+            used = [o.hasUses() for o in node.outputs()]  # (an unused output is not written: a value refined
+            for i, block in enumerate(node.blocks()):     # in one branch only would not type-check compiled back)
                 if i == 1:
                     self.emit(indent, "else:")
+                before = len(self.lines)
                 self.block(block, indent + 1)
                 results = [self.expr(v) for v in block.outputs()]
-                for out, res in zip(outs, results):
-                    self.emit(indent + 1, f"{out} = {res}")
-                if not block.nodes() and not results:
+                for out, res, u in zip(outs, results, used):
+                    if u:
+                        self.emit(indent + 1, f"{out} = {res}")
+                if len(self.lines) == before:
                     self.emit(indent + 1, "pass")
         elif kind == "prim::Loop":
             self.loop(node, ins, outs, indent)
@@ -191,6 +200,12 @@ class _Printer:
             method = _METHODS.get(kind) or node.s("fn")
             call = f"{ins[0]}.{method}({', '.join(ins[1:])})"
             self.emit(indent, f"{target} = {call}" if outs else call)
+        elif kind == "prim::isinstance":
+            self.emit(indent, f"{target} = {self.isinstance(node)}")
+        elif kind in ("prim::contains", "prim::dict_contains"):  # `v in xs`
+            self.emit(indent, f"{target} = {ins[1]} in {ins[0]}")
+        elif kind in ("prim::dtype", "prim::device"):  # tensor properties
+            self.emit(indent, f"{target} = {ins[0]}.{kind[6:]}")
         elif kind in ("prim::min", "prim::max"):  # of two numbers: Python's (torch.min would be the tensor op)
             self.emit(indent, f"{target} = {kind[6:]}({', '.join(ins)})")
         elif kind == "prim::math":
@@ -266,9 +281,10 @@ def _fstring_safe(node) -> bool:
 
 
 def _inline_test(node) -> bool:
-    """An `is` / `is not` test used only as an `if`'s condition: written in the `if` (`if torch.__is__(o, None):`),
-    as torch's code writes it, so that compiling the code back refines `o` in the branches."""
-    if node.kind() not in ("prim::is", "prim::isnot"):
+    """An `is` / `is not` / `isinstance` test used only as an `if`'s condition: written in the `if`
+    (`if torch.__is__(o, None):`, as torch's code writes it), so that compiling the code back refines `o` in
+    the branches."""
+    if node.kind() not in ("prim::is", "prim::isnot", "prim::isinstance"):
         return False
     uses = node.output().uses()
     return len(uses) == 1 and uses[0].user.kind() == "prim::If" and uses[0].offset == 0
