@@ -111,6 +111,10 @@ def queries(xs: List[int], v: int, x: Tensor, u: Union[int, str, Tensor]) -> Tup
     else:
         k = -1
     return v in xs, y, k
+
+
+def list_slices(xs: List[int], n: int) -> List[int]:
+    return xs[::2] + xs[1:] + xs[:n] + xs[:] + xs[1:n:2]
 """
 
 ARGS = {
@@ -127,15 +131,16 @@ ARGS = {
     "strings": lambda lib: (3, {"a": 1, "b": 2}, "xa"),
     "tensor_queries": lambda lib: (lib.arange(4.0),),
     "queries": lambda lib: ([1, 2], 2, lib.ones(2), "abc"),
+    "list_slices": lambda lib: ([1, 2, 3, 4, 5], 4),
 }
 # torch 2.13's own code does not compile back for these (`__torch__....no_grad.__new__`, `torch.__is__`,
 # `torch.len`, `torch.slice`, `annotate`); torchlite's does
 TORCH_FAILS = {"grad_modes", "optional", "over_list", "slicing", "while_break", "swap", "dicts", "strings",
-               "tensor_queries", "queries"}
+               "tensor_queries", "queries", "list_slices"}
 
 
 def _flat(v):
-    if isinstance(v, tuple):
+    if isinstance(v, (tuple, list)):
         return [x for e in v for x in _flat(e)]
     return v.detach().flatten().tolist() if hasattr(v, "detach") else [v]
 

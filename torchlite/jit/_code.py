@@ -200,6 +200,13 @@ class _Printer:
             method = _METHODS.get(kind) or node.s("fn")
             call = f"{ins[0]}.{method}({', '.join(ins[1:])})"
             self.emit(indent, f"{target} = {call}" if outs else call)
+        elif kind == "prim::list_slice":  # xs[a:b:c]
+            bounds = ["" if v.node().kind() == "prim::Constant" and v.toIValue() is None else e
+                      for v, e in zip(node.inputs()[1:], ins[1:])]
+            text = ":".join(bounds if bounds[2] else bounds[:2])
+            self.emit(indent, f"{target} = {ins[0]}[{text}]")
+        elif kind == "prim::print":
+            self.emit(indent, f"print({', '.join(ins)})")
         elif kind == "prim::isinstance":
             self.emit(indent, f"{target} = {self.isinstance(node)}")
         elif kind in ("prim::contains", "prim::dict_contains"):  # `v in xs`
