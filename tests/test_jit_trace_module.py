@@ -268,3 +268,15 @@ def test_load_every_method_in_a_fresh_process(tmp_path):
         want = [ln(x), *ln.encode(a, b), ln.sub(x)]
     for g, w in zip(got, want):
         _close(g, w)
+
+
+def test_freeze_keeps_a_preserved_method_as_torch():
+    lt, tt = _trace_both(["forward", "encode"])
+    la, lb = _inputs(tl)[1:]
+    ta, tb = _inputs(torch)[1:]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lf, tf = (lib.jit.freeze(m.eval(), preserved_attrs=["encode"]) for lib, m in ((tl, lt), (torch, tt)))
+        lf2, tf2 = tl.jit.freeze(lt.eval()), torch.jit.freeze(tt.eval())
+    _close(lf.encode(la, lb), tf.encode(ta, tb))
+    assert not hasattr(lf2, "encode") and not hasattr(tf2, "encode")

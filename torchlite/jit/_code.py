@@ -61,7 +61,8 @@ class _Printer:
 
     def isinstance(self, node):
         types = [annotation(t) for t in node.ival("types")]
-        return f"isinstance({self.expr(node.inputs()[0])}, {types[0] if len(types) == 1 else '(' + ', '.join(types) + ')'})"
+        classes = types[0] if len(types) == 1 else f"({', '.join(types)})"
+        return f"isinstance({self.expr(node.inputs()[0])}, {classes})"
 
     def emit(self, indent, text):
         self.lines.append("  " * indent + text)

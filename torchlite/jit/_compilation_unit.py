@@ -30,7 +30,8 @@ _BINARY = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "div": ast.Div, "flo
 _COMPARE = {"eq": ast.Eq, "ne": ast.NotEq, "lt": ast.Lt, "le": ast.LtE, "gt": ast.Gt, "ge": ast.GtE,
             "__is__": ast.Is, "__isnot__": ast.IsNot}
 _BUILTIN_CALLS = {"len": "len", "Int": "int", "Float": "float", "Bool": "bool"}
-_AS_METHOD = {"numel", "dim", "size", "is_floating_point", "is_complex"}  # the Tensor methods script compiles to prim ops (the library's are Python)
+# the Tensor methods script compiles to prim ops (the library's functions of these names are Python)
+_AS_METHOD = {"numel", "dim", "size", "is_floating_point", "is_complex"}
 
 
 class _ReadCode(ast.NodeTransformer):
