@@ -280,3 +280,25 @@ def test_freeze_keeps_a_preserved_method_as_torch():
         lf2, tf2 = tl.jit.freeze(lt.eval()), torch.jit.freeze(tt.eval())
     _close(lf.encode(la, lb), tf.encode(ta, tb))
     assert not hasattr(lf2, "encode") and not hasattr(tf2, "encode")
+
+
+def test_saved_without_forward_as_torch():
+    lt, tt = _trace_both(["encode"])
+    loaded = []
+    for lib, m in ((tl, lt), (torch, tt)):
+        buf = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.jit.save(m, buf)
+            buf.seek(0)
+            loaded.append(lib.jit.load(buf))
+    ll, tload = loaded
+    la, lb = _inputs(tl)[1:]
+    ta, tb = _inputs(torch)[1:]
+    _close(ll.encode(la, lb), tload.encode(ta, tb))
+    for m, x in ((ll, la), (tload, ta)):
+        with pytest.raises(AttributeError, match="'RecursiveScriptModule' object has no attribute 'forward'"):
+            m(x)
+        assert not hasattr(m, "code")
+        with pytest.raises(RuntimeError, match="Method 'forward' is not defined"):
+            m.graph

@@ -224,7 +224,9 @@ class RecursiveScriptModule(ScriptModule):
     def code(self) -> str:
         from torchlite.jit._code import graph_code
 
-        forward = self._method("forward")
+        forward = self._methods.get("forward")
+        if forward is None:  # (no forward: no code, as torch's)
+            raise AttributeError("'RecursiveScriptModule' object has no attribute 'code'")
         return graph_code(forward.graph, "forward", forward.defaults)
 
     def _object(self):
@@ -244,8 +246,8 @@ class RecursiveScriptModule(ScriptModule):
 
     def forward(self, *args, **kwargs):
         forward = self.__dict__["_forward"]
-        if forward is None:
-            self._method("forward")  # raises
+        if forward is None:  # (trace_module without "forward"): torch's error
+            raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'")
         graph, takes_self, n_args = forward
         if len(args) == n_args and all(map(_is_tensor, args)) and not kwargs and \
                 (self.__dict__["_sync"] is False or not self._state()):
