@@ -122,6 +122,7 @@ class _Printer:
             self.emit(indent, f"for {i} in range({ins[0]}):")
             self.emit(indent + 1, f"if not {cond}:")
             self.emit(indent + 2, "break")
+        before = len(self.lines)
         self.block(body, indent + 1)
         targets = ([cond] if cond is not None else []) + carried
         values = [self.expr(v) for v in (results if cond is not None else results[1:])]
@@ -131,7 +132,7 @@ class _Printer:
             self.emit(indent + 1, f"{', '.join(targets)} = {', '.join(values)}")
         if unbounded and not always and counter.hasUses():
             self.emit(indent + 1, f"{i} = {i} + 1")
-        if not targets and not body.nodes():
+        if len(self.lines) == before:
             self.emit(indent + 1, "pass")
         for out, c in zip(outs, carried):
             self.emit(indent, f"{out} = {c}")
@@ -313,9 +314,12 @@ def _matching_exit(nodes, start):
 
 
 def _is_grad_read(value) -> bool:
-    """Whether value is script's read of the grad mode that a `with` restores (the input of a prim::Enter)."""
-    return value.node().kind() == "prim::grad_enabled" and any(
-        u.user.kind() == "prim::Enter" for u in value.uses())
+    """Whether value is script's read of the grad mode that a `with` restores (the input of a prim::Enter, read by
+    nothing but the Enter and the restores)."""
+    if value.node().kind() != "prim::grad_enabled":
+        return False
+    users = [u.user.kind() for u in value.uses()]
+    return "prim::Enter" in users and all(k in ("prim::Enter", "prim::set_grad_enabled") for k in users)
 
 
 def _is_grad_mode_node(node) -> bool:
