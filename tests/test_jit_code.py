@@ -115,6 +115,11 @@ def queries(xs: List[int], v: int, x: Tensor, u: Union[int, str, Tensor]) -> Tup
 
 def list_slices(xs: List[int], n: int) -> List[int]:
     return xs[::2] + xs[1:] + xs[:n] + xs[:] + xs[1:n:2]
+
+
+def str_tests(s: str, t: str, d: Dict[str, int], u: Union[int, str]) -> Tuple[bool, str, int, str]:
+    found = "a" in s and t not in s
+    return not found, s[1:3] + s[::-1], len(d) + ord(s[0]) + len(chr(70)), f"{u}|{len(d)}"
 """
 
 ARGS = {
@@ -132,11 +137,12 @@ ARGS = {
     "tensor_queries": lambda lib: (lib.arange(4.0),),
     "queries": lambda lib: ([1, 2], 2, lib.ones(2), "abc"),
     "list_slices": lambda lib: ([1, 2, 3, 4, 5], 4),
+    "str_tests": lambda lib: ("xaby", "q", {"k": 1}, "v"),
 }
 # torch 2.13's own code does not compile back for these (`__torch__....no_grad.__new__`, `torch.__is__`,
 # `torch.len`, `torch.slice`, `annotate`); torchlite's does
 TORCH_FAILS = {"grad_modes", "optional", "over_list", "slicing", "while_break", "swap", "dicts", "strings",
-               "tensor_queries", "queries", "list_slices"}
+               "tensor_queries", "queries", "list_slices", "str_tests"}
 
 
 def _flat(v):

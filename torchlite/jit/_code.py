@@ -198,20 +198,25 @@ class _Printer:
             self.emit(indent, f"{outs[0]} = {ins[0]}[{ins[1]}]")
         elif kind in ("prim::setitem", "prim::dict_setitem"):
             self.emit(indent, f"{ins[0]}[{ins[1]}] = {ins[2]}")
-        elif kind in _METHODS or kind == "prim::str_method":  # methods of lists, dicts and strs, called as methods
+        elif kind == "prim::list_slice" or kind == "prim::str_method" and node.s("fn") == "slice":  # xs[a:b:c]
+            bounds = ["" if v.node().kind() == "prim::Constant" and v.toIValue() is None else e
+                      for v, e in zip(node.inputs()[1:], ins[1:])]
+            text = ":".join(bounds if bounds[2] not in ("", "1") else bounds[:2])
+            self.emit(indent, f"{target} = {ins[0]}[{text}]")
+        elif kind == "prim::not":
+            self.emit(indent, f"{target} = not {ins[0]}")
+        elif kind == "prim::str_method" and node.s("fn") in ("ord", "chr"):  # the builtins script compiles so
+            self.emit(indent, f"{target} = {node.s('fn')}({ins[0]})")
+        elif kind in _METHODS or kind == "prim::str_method" and node.s("fn") != "contains":  # methods, as methods
             method = _METHODS.get(kind) or node.s("fn")
             call = f"{ins[0]}.{method}({', '.join(ins[1:])})"
             self.emit(indent, f"{target} = {call}" if outs else call)
-        elif kind == "prim::list_slice":  # xs[a:b:c]
-            bounds = ["" if v.node().kind() == "prim::Constant" and v.toIValue() is None else e
-                      for v, e in zip(node.inputs()[1:], ins[1:])]
-            text = ":".join(bounds if bounds[2] else bounds[:2])
-            self.emit(indent, f"{target} = {ins[0]}[{text}]")
         elif kind == "prim::print":
             self.emit(indent, f"print({', '.join(ins)})")
         elif kind == "prim::isinstance":
             self.emit(indent, f"{target} = {self.isinstance(node)}")
-        elif kind in ("prim::contains", "prim::dict_contains"):  # `v in xs`
+        elif kind in ("prim::contains", "prim::dict_contains") or \
+                kind == "prim::str_method" and node.s("fn") == "contains":  # `v in xs`
             self.emit(indent, f"{target} = {ins[1]} in {ins[0]}")
         elif kind in ("prim::dtype", "prim::device"):  # tensor properties
             self.emit(indent, f"{target} = {ins[0]}.{kind[6:]}")
@@ -247,7 +252,7 @@ class _Printer:
 
 # number ops torch's code writes under another name than the prim op's (int `a % b` is `torch.remainder(a, b)`)
 _PRIM_NAMES = {"prim::mod": "remainder", "prim::truediv": "div", "prim::is": "__is__", "prim::isnot": "__isnot__",
-               "prim::size_dim": "size"}
+               "prim::size_dim": "size", "prim::dict_len": "len"}
 
 
 _INT64_MAX = 2**63 - 1  # the trip count of script's `while` loops
@@ -278,14 +283,13 @@ _METHODS = {"prim::dict_keys": "keys", "prim::dict_values": "values", "prim::dic
 
 
 def _fstring_safe(node) -> bool:
-    """Whether prim::format's constant strings can be written inside an f"..." (no quote, brace or backslash)."""
+    """Whether prim::format's constant strings can be written inside an f"..." (no quote, brace or backslash;
+    script compiles the f-string to the same prim::format, whatever its values' types)."""
     for v in node.inputs():
         if v.node().kind() == "prim::Constant":
             c = v.toIValue()
             if isinstance(c, str) and any(ch in c for ch in '"{}\\\n'):
                 return False
-        elif str(v.type()) not in ("int", "float", "str", "bool"):
-            return False  # (a tensor's or list's str() need not match the f-string's)
     return True
 
 
