@@ -119,7 +119,7 @@ def list_slices(xs: List[int], n: int) -> List[int]:
 
 def str_tests(s: str, t: str, d: Dict[str, int], u: Union[int, str]) -> Tuple[bool, str, int, str]:
     found = "a" in s and t not in s
-    return not found, s[1:3] + s[::-1], len(d) + ord(s[0]) + len(chr(70)), f"{u}|{len(d)}"
+    return not found, s[1:3] + s[::-1], len(d) + ord(s[0]) + len(chr(70)) + int("12"), f"{u}|{len(d)}"
 """
 
 ARGS = {
@@ -203,6 +203,7 @@ def test_code_reads_as_torchs(mods):
     loop = tl.jit.script(lmod.while_break).code
     assert "annotate(List[int], [])" in loop and "while " in loop and "torch.remainder(i, 2)" in loop
     assert "if torch.__is__(o, None):" in tl.jit.script(lmod.optional).code
+    assert "unchecked_cast(int, o)" in tl.jit.script(lmod.optional).code
     assert "o: Optional[int]" in tl.jit.script(lmod.optional).code
     assert "xs: List[int]" in tl.jit.script(lmod.over_list).code
 

@@ -8,6 +8,7 @@ A function's code compiles back with `torchlite.jit.CompilationUnit` where torch
 "Compiling code back")."""
 from __future__ import annotations
 
+import builtins
 import re
 
 import torchlite as _tl
@@ -59,6 +60,13 @@ class _Printer:
             return f"torch.{_PRIM_NAMES[node.kind()]}({a}, {b})"
         return self.name(value)
 
+    def typed(self, value, target) -> str:
+        """value's expression, widened to target's type where the two differ (a branch's refined value, None for
+        an Optional): `annotate(Optional[int], None)`, so that compiled back the variable keeps its type."""
+        text = self.expr(value)
+        want = annotation(target.type())
+        return text if annotation(value.type()) == want else f"annotate({want}, {text})"
+
     def isinstance(self, node):
         types = [annotation(t) for t in node.ival("types")]
         classes = types[0] if len(types) == 1 else f"({', '.join(types)})"
@@ -106,8 +114,8 @@ class _Printer:
         results = body.outputs()
         always = _is_true(node.inputs()[1]) and _is_true(results[0])
         unbounded = node.inputs()[0].node().kind() == "prim::Constant" and ins[0] == str(_INT64_MAX)
-        for c, init in zip(carried, ins[2:]):
-            self.emit(indent, f"{c} = {init}")
+        for c, init, v in zip(carried, node.inputs()[2:], body.inputs()[1:]):
+            self.emit(indent, f"{c} = {self.typed(init, v)}")
         cond = None if always else self.name(node.inputs()[1]) + "_cond"
         if cond is not None:
             self.emit(indent, f"{cond} = {ins[1]}")
@@ -125,7 +133,8 @@ class _Printer:
         before = len(self.lines)
         self.block(body, indent + 1)
         targets = ([cond] if cond is not None else []) + carried
-        values = [self.expr(v) for v in (results if cond is not None else results[1:])]
+        values = [self.typed(v, c) for v, c in zip(results, [node.inputs()[1]] + body.inputs()[1:])]
+        values = values if cond is not None else values[1:]
         if len(targets) == 1:
             self.emit(indent + 1, f"{targets[0]} = {values[0]}")
         elif targets:
@@ -186,7 +195,7 @@ class _Printer:
                     self.emit(indent, "else:")
                 before = len(self.lines)
                 self.block(block, indent + 1)
-                results = [self.expr(v) for v in block.outputs()]
+                results = [self.typed(v, o) for v, o in zip(block.outputs(), node.outputs())]
                 for out, res, u in zip(outs, results, used):
                     if u:
                         self.emit(indent + 1, f"{out} = {res}")
@@ -205,8 +214,10 @@ class _Printer:
             self.emit(indent, f"{target} = {ins[0]}[{text}]")
         elif kind == "prim::not":
             self.emit(indent, f"{target} = not {ins[0]}")
-        elif kind == "prim::str_method" and node.s("fn") in ("ord", "chr"):  # the builtins script compiles so
-            self.emit(indent, f"{target} = {node.s('fn')}({ins[0]})")
+        elif kind == "prim::str_method" and _is_builtin(node.s("fn")):  # ord, chr, int(s): builtins in the source
+            self.emit(indent, f"{target} = {node.s('fn')}({', '.join(ins)})")
+        elif kind == "prim::unchecked_cast":  # as torch's code
+            self.emit(indent, f"{target} = unchecked_cast({annotation(node.output().type())}, {ins[0]})")
         elif kind in _METHODS or kind == "prim::str_method" and node.s("fn") != "contains":  # methods, as methods
             method = _METHODS.get(kind) or node.s("fn")
             call = f"{ins[0]}.{method}({', '.join(ins[1:])})"
@@ -280,6 +291,11 @@ _METHODS = {"prim::dict_keys": "keys", "prim::dict_values": "values", "prim::dic
             "prim::dict_get": "get", "prim::dict_copy": "copy", "prim::dict_update": "update",
             "prim::dict_clear": "clear", "prim::dict_pop": "pop", "prim::dict_pop_default": "pop",
             "prim::list_copy": "copy", "prim::extend": "extend"}
+
+
+def _is_builtin(name) -> bool:
+    """Whether a prim::str_method stands for a Python builtin (`ord(c)`, `int(s)`) rather than a str method."""
+    return callable(getattr(builtins, name, None)) and not hasattr(str, name)
 
 
 def _fstring_safe(node) -> bool:
