@@ -337,10 +337,36 @@ def _compile(fn, self_sv=None, attrs=None):
         self_value.setType(T.ir_type(self_sv.type))
         self_sv.value = self_value
     names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
+    if c.container_constants:  # a module's list or dict the graph may change: read at run time instead
+        _containers_written(c.container_constants, graph, attrs)
     from torchlite.jit._passes.script_optimization import optimize_script_graph
     optimize_script_graph(graph)  # DCE of what inlining left unused, constant pooling, CSE, If simplification
     graph.lint()
     return graph, _Signature(names, types, defaults, ret)
+
+
+def _containers_written(constants, graph, attrs):
+    """Registers as run-time attributes the lists and dicts of module attributes that `graph` holds as constants
+    and may change (attribute_containers.py), and compiles the module again (Recompile) if there are any."""
+    from torchlite.jit._script import attribute_containers
+    from torchlite.jit._script.attributes import declared_type
+    added = False
+    for _, module, name in attribute_containers.written(graph, constants).values():
+        if attrs.type_of(module, name) is not None:
+            continue
+        try:
+            t = declared_type(module, name, _refuse)
+        except ValueError:
+            continue
+        if t is not None and t.kind in ("List", "Dict"):
+            attrs.add(module, name, t)
+            added = True
+    if added:
+        raise Recompile()
+
+
+def _refuse(msg):
+    raise ValueError(msg)
 
 
 class ScriptFunction(FunctionArchive):
@@ -494,6 +520,8 @@ class ScriptedModule(_TracedModule):
                                       if name != "forward" or inspect.getattr_static(type(m), "forward", None)
                                       is not _tl.nn.Module.forward])
         _object_attributes.register(module, attrs)
+        from torchlite.jit._script.attribute_containers import containers
+        attrs.containers = containers(module, attrs)  # lists and dicts a helper may change (a Recompile keeps them)
         known = len(attrs.types)
         key = concrete_type.key_of(module, attrs)
         found = concrete_type.lookup(key, module, attrs)  # another instance of this concrete type compiled them
@@ -522,7 +550,11 @@ class ScriptedModule(_TracedModule):
                    for (mid, name), t in attrs.types.items() if mid in paths]
         immutable = {(paths[mid], name) for (mid, name), t in attrs.types.items()
                      if mid in paths and t.kind in ("int", "float", "bool", "str")}
-        return StateSync(root, entries, [g for g, _ in found.values()], immutable)
+        lock = self.__dict__.get("_state_lock")
+        if lock is None:  # one per scripted module, whatever its mode (_module_state.py: concurrent calls)
+            import threading
+            lock = self.__dict__["_state_lock"] = threading.RLock()
+        return StateSync(root, entries, [g for g, _ in found.values()], immutable, lock)
 
     def _compiled(self):
         current = self.__dict__.get("_current")

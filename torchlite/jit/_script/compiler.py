@@ -117,6 +117,9 @@ class Compiler:
         self.constructing = []  # TorchScript classes whose __init__ is being compiled (it may add attributes)
         self.open_lists = {}  # id(SV) of a comprehension's list or an empty literal -> [SV, element type so far]
         self.module_keys = {}  # id(module) -> (module, its concrete-type key): call_cache's keys, per compilation
+        # [(Value, (obj, module, name))]: prim::Constants made of lists/dicts module attributes hold
+        # (attribute_containers.py: those the graph may change become run-time attributes)
+        self.container_constants = []
 
     # ---- errors --------------------------------------------------------------------------
     @property
@@ -160,10 +163,16 @@ class Compiler:
                 raise self.error(node, f"python value of type '{type(c).__name__}' cannot be used as a value. Perhaps "
                                        "it is a closed over global variable? If so, please consider passing it in as "
                                        "an argument or use a local variable instead.")
+            origin = self.attrs.containers.get(id(c)) if self.attrs is not None and type(c) in (list, dict) else None
+            if origin is not None and type(c) is dict and sv.type is not None and sv.type.kind == "Dict":
+                from torchlite.jit._script import _to_input
+                c = _to_input(c, sv.type)  # (the interpreter's form of a dict)
             try:
                 v = self.constant(c)
             except Exception:
                 raise self.error(node, f"Python value of type '{type(c).__name__}' cannot be used as a value")
+            if origin is not None and origin[0] is sv.const:
+                self.container_constants.append((v, origin))
             if sv.type is not None and not isinstance(c, _tl.Tensor):
                 v.setType(T.ir_type(sv.type))
             return v
@@ -1896,6 +1905,14 @@ class Compiler:
             return SV(T.TENSOR, const=v)
         # Numbers, strings, tuples, functions, the training flag: constants of this compilation
         # (as Final attributes; script recompiles a module when its training flag changes).
+        if type(v) is dict and self.attrs is not None and id(v) in self.attrs.containers:
+            # a dict a helper may change (attribute_containers.py): typed as the attribute, to be passed on
+            try:
+                t = A.declared_type(mod, name, _refuse_type)
+            except ValueError:
+                t = None
+            if t is not None and t.kind == "Dict":
+                return SV(t, const=v)
         return self.python_value(v, node)
 
     # ---- calls ---------------------------------------------------------------------------
@@ -2238,6 +2255,8 @@ class Compiler:
         result = c.inline_here(fn, s_args, s_kwargs, node, s_self)
         if self.attrs is not None and len(self.attrs.types) != assigned:
             return False  # it assigns module attributes: registered per module object, so compiled per site
+        if c.container_constants:
+            return False  # it holds a module's list or dict as a constant: tracked per site (attribute_containers.py)
         outputs = []
         try:
             tpl = call_cache.template(result, outputs, c.open_lists)
@@ -2319,3 +2338,7 @@ class Compiler:
         if kind is None:
             raise self.error(node, f"object of type {x.type} has no len()")
         return SV(T.INT, value=self.insert(kind, [self.value(x, node)], [T.INT]).output())
+
+
+def _refuse_type(msg):
+    raise ValueError(msg)

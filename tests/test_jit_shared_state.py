@@ -1,0 +1,343 @@
+"""Module state a scripted module shares with the code it calls and with Python, each program run through
+torch.jit.script (torch 2.13) and torchlite.jit.script and the results compared:
+
+- a list or dict attribute changed in place only by a helper it is passed to (a scripted free function, another
+  method, a submodule's method, several calls deep, through an alias or an `if`): the changes persist across calls
+  and Python sees them (torchlite/jit/_script/attribute_containers.py); one only read stays a constant;
+- a submodule, a TorchScript-class object or a list reachable under two names: torch 2.13 makes one object per
+  name (an attribute assigned through one name is not seen through the other, in calls, from Python and after
+  save/load), and so does torchlite (torchlite/jit/_script_copy.py);
+- concurrent calls of a module that assigns attributes (4 Python threads x 200 calls): no update lost, as torch's,
+  and from C++ (`Module::run_method` from threads) no crash and no update lost."""
+import os
+import subprocess
+import sys
+import threading
+from typing import Dict, List
+
+import pytest
+import torch
+
+import torchlite as tl
+
+
+def add(lst: List[int], x: int):
+    lst.append(x)
+
+
+def add_twice(lst: List[int], x: int):
+    add(lst, x)
+    add(lst, x + 1)
+
+
+def put(d: Dict[str, int], k: str, v: int):
+    d[k] = v
+
+
+def first(lst: List[int]) -> int:
+    return lst[0]
+
+
+def _both(make):
+    return make(torch), make(tl)
+
+
+def _outputs(m, calls):
+    return [m(*args) for args in calls]
+
+
+def _lists(x):
+    """Tensors as lists, everything else as it is (results of both libraries compared)."""
+    if isinstance(x, (torch.Tensor, tl.Tensor)):
+        return x.tolist()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_lists(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _lists(v) for k, v in x.items()}
+    return x
+
+
+def make_helper_free_function(lib):
+    class M(lib.nn.Module):
+        lst: List[int]
+
+        def __init__(self):
+            super().__init__()
+            self.lst = [1]
+
+        def forward(self, x: int) -> int:
+            add(self.lst, x)
+            return len(self.lst)
+
+    return lib.jit.script(M())
+
+
+def make_helper_deep(lib):
+    class Sub(lib.nn.Module):
+        lst: List[int]
+
+        def __init__(self):
+            super().__init__()
+            self.lst = [0]
+
+        def push(self, x: int):
+            add_twice(self.lst, x)
+
+        def forward(self, x: int) -> int:
+            return x
+
+    class M(lib.nn.Module):
+        lst: List[int]
+        d: Dict[str, int]
+
+        def __init__(self):
+            super().__init__()
+            self.lst = [1]
+            self.d = {"a": 1}
+            self.sub = Sub()
+
+        def helper(self, lst: List[int], x: int):
+            add_twice(lst, x)
+
+        def method_appends(self, x: int):
+            self.lst.append(x * 10)
+
+        def forward(self, x: int) -> List[int]:
+            self.helper(self.lst, x)
+            self.method_appends(x)
+            self.sub.push(x)
+            put(self.d, "k" + str(x), x)
+            return [len(self.lst), len(self.sub.lst), len(self.d), first(self.lst)]
+
+    return lib.jit.script(M())
+
+
+def make_alias(lib):
+    class M(lib.nn.Module):
+        a: List[int]
+        b: List[int]
+
+        def __init__(self):
+            super().__init__()
+            self.a = [1]
+            self.b = [2]
+
+        def forward(self, x: int) -> int:
+            target = self.a
+            if x > 2:
+                target = self.b
+            add(target, x)
+            nested = [self.a]
+            nested[0].append(-x)
+            return len(self.a) * 100 + len(self.b)
+
+    return lib.jit.script(M())
+
+
+def make_read_only(lib):
+    class M(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.shape = [2, 3]
+            self.lst = [4, 5]
+
+        def forward(self, x):
+            return x.view(self.shape) + first(self.lst)
+
+    return lib.jit.script(M())
+
+
+@pytest.mark.parametrize("make,calls,attrs", [
+    (make_helper_free_function, [(1,), (2,), (3,)], ["lst"]),
+    (make_helper_deep, [(1,), (2,)], ["lst", "d", "sub.lst"]),
+    (make_alias, [(1,), (3,), (2,)], ["a", "b"]),
+])
+def test_container_changed_by_a_helper_persists_as_torchs(make, calls, attrs):
+    tm, lm = _both(make)
+    assert _outputs(lm, calls) == _outputs(tm, calls)
+
+    def read(m, path):
+        for p in path.split("."):
+            m = getattr(m, p)
+        return m
+    for a in attrs:
+        assert read(lm, a) == read(tm, a), a
+    # a list set from Python is the one the next call changes
+    for m in (tm, lm):
+        setattr(m, attrs[0], [7] if isinstance(read(m, attrs[0]), list) else {"z": 7})
+    assert _outputs(lm, calls[:1]) == _outputs(tm, calls[:1])
+    assert read(lm, attrs[0]) == read(tm, attrs[0])
+
+
+def test_read_only_container_stays_a_constant():
+    tm, lm = _both(make_read_only)
+    x = [float(i) for i in range(6)]
+    assert lm(tl.tensor(x)).tolist() == tm(torch.tensor(x)).tolist()
+    kinds = [n.kind() for n in lm.graph.nodes()]
+    assert "prim::GetAttr" not in kinds  # nothing is read at run time: no per-call state copy
+    assert lm.__dict__["_compiled_by_mode"][(lm.training,)]["$sync"] is None
+
+
+def test_helper_changes_survive_save_and_load(tmp_path):
+    lm = make_helper_deep(tl)
+    tm = make_helper_deep(torch)
+    lm(1), tm(1)
+    path = str(tmp_path / "m.pt")
+    lm.save(path)
+    tpath = str(tmp_path / "t.pt")
+    torch.jit.save(tm, tpath)
+    ll, tt = tl.jit.load(path), torch.jit.load(tpath)
+    assert ll(5) == tt(5)
+    assert ll.lst == tt.lst and ll.d == tt.d and ll.sub.lst == tt.sub.lst
+
+
+def test_second_instance_reuses_the_run_time_attribute():
+    """The concrete-type cache hands the second instance the graphs with `lst` read at run time."""
+    a, b = make_helper_free_function(tl), make_helper_free_function(tl)
+    assert [a(1), a(2)] == [2, 3] and [b(5)] == [2]
+    assert a.lst == [1, 1, 2] and b.lst == [1, 5]
+
+
+def make_shared(lib):
+    @lib.jit.script
+    class Acc:
+        def __init__(self, n: int):
+            self.n = n
+
+    class Sub(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+            self.register_buffer("buf", lib.zeros(1))
+            self.w = lib.nn.Parameter(lib.ones(1))
+
+        def forward(self, x):
+            self.count += 1
+            self.buf = self.buf + 1
+            return x * self.w
+
+    class M(lib.nn.Module):
+        l1: List[int]
+        l2: List[int]
+
+        def __init__(self):
+            super().__init__()
+            o = Acc(1)
+            self.o1 = o
+            self.o2 = o
+            lst = [1]
+            self.l1 = lst
+            self.l2 = lst
+            s = Sub()
+            self.a = s
+            self.b = s
+            self.ml = lib.nn.ModuleList([s])
+
+        def forward(self, x):
+            self.o1.n += 1
+            self.l1.append(5)
+            y = self.a(x)
+            for m in self.ml:
+                y = m(y)
+            return (self.o1.n, self.o2.n, len(self.l1), len(self.l2), self.a.count, self.b.count,
+                    self.ml[0].count, self.a.buf, self.b.buf, self.ml[0].buf, y)
+
+    return lib.jit.script(M())
+
+
+def test_shared_submodule_object_and_list_are_one_per_name_as_torchs(tmp_path):
+    tm, lm = _both(make_shared)
+    for _ in range(2):
+        assert _lists(lm(tl.ones(1))) == _lists(tm(torch.ones(1)))
+    for m in (tm, lm):
+        m.a.count = 10  # through one name only
+    # (torch's `scripted.ml[0]` is the original Python module: the scripted one is `getattr(ml, "0")`)
+    assert (lm.a.count, lm.b.count, getattr(lm.ml, "0").count) == \
+        (tm.a.count, tm.b.count, getattr(tm.ml, "0").count) == (10, 0, 2)
+    assert _lists(lm(tl.ones(1))) == _lists(tm(torch.ones(1)))
+    assert lm.o1.n == tm.o1.n and lm.o2.n == tm.o2.n and lm.l1 == tm.l1 and lm.l2 == tm.l2
+    # the parameter is one tensor under every name, as torch's
+    assert lm.a.w is lm.b.w and tm.a.w is tm.b.w
+    assert [n for n, _ in lm.named_parameters()] == [n for n, _ in tm.named_parameters()]
+    # save / load: one object per name in both archives
+    path, tpath = str(tmp_path / "m.pt"), str(tmp_path / "t.pt")
+    lm.save(path)
+    torch.jit.save(tm, tpath)
+    ll, tt = tl.jit.load(path), torch.jit.load(tpath)
+    assert _lists(ll(tl.ones(1))) == _lists(tt(torch.ones(1)))
+    assert (ll.a.count, ll.b.count, getattr(ll.ml, "0").count) == (tt.a.count, tt.b.count, getattr(tt.ml, "0").count)
+
+
+def make_counter(lib, with_list=False):
+    class M(lib.nn.Module):
+        lst: List[int]
+
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+            self.lst = [0]
+            self.with_list = with_list
+
+        def forward(self, x):
+            y = x
+            for _ in range(10):
+                y = y * 1.0001 + 0.5
+            self.count += 1
+            if self.with_list:
+                add(self.lst, self.count)
+            return y
+
+    return lib.jit.script(M())
+
+
+def _hammer(m, x, threads=4, calls=200):
+    errors = []
+
+    def work():
+        try:
+            for _ in range(calls):
+                m(x)
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+    ts = [threading.Thread(target=work) for _ in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return errors
+
+
+def test_concurrent_python_calls_lose_no_update_as_torchs(tmp_path):
+    tm, lm = _both(make_counter)
+    assert _hammer(tm, torch.ones(32, 32)) == []
+    assert _hammer(lm, tl.ones(32, 32)) == []
+    assert lm.count == tm.count == 800
+
+
+def test_concurrent_calls_changing_a_list(tmp_path):
+    """torch 2.13 aborts here (its list is appended to by four threads at once); torchlite runs the calls of a
+    module with state one at a time, so each call's append is kept, in a scripted and a loaded module."""
+    lm = make_counter(tl, with_list=True)
+    assert _hammer(lm, tl.ones(32, 32)) == []
+    assert lm.count == 800 and sorted(lm.lst) == list(range(801))
+    path = str(tmp_path / "m.pt")
+    lm.save(path)
+    ll = tl.jit.load(path)
+    assert _hammer(ll, tl.ones(32, 32)) == []
+    assert ll.count == 1600 and sorted(ll.lst) == list(range(1601))
+
+
+CPP = r"""
+#include <torchlite/torchlite.h>
+#include <iostream>
+#include <thread>
+#include <vector>
+int main(int argc, char** argv) {
+  auto m = torchlite::jit::load(argv[1]);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&] { for (int i = 0; i < 200; ++i) m.forward({torchlite::ones({8, 8})}); });
+  for (auto& t : ts) t.join();
+  std::cout << m.attr("count").toInt() << std::endl;
+}
+"""
