@@ -9,9 +9,6 @@ torch.jit.script (torch 2.13) and torchlite.jit.script and the results compared:
   save/load), and so does torchlite (torchlite/jit/_script_copy.py);
 - concurrent calls of a module that assigns attributes (4 Python threads x 200 calls): no update lost, as torch's,
   and from C++ (`Module::run_method` from threads) no crash and no update lost."""
-import os
-import subprocess
-import sys
 import threading
 from typing import Dict, List
 
@@ -196,6 +193,46 @@ def test_second_instance_reuses_the_run_time_attribute():
     a, b = make_helper_free_function(tl), make_helper_free_function(tl)
     assert [a(1), a(2)] == [2, 3] and [b(5)] == [2]
     assert a.lst == [1, 1, 2] and b.lst == [1, 5]
+
+
+def make_dict_in_loop(lib):
+    class M(lib.nn.Module):
+        a: Dict[str, int]
+        b: Dict[str, int]
+
+        def __init__(self):
+            super().__init__()
+            self.a = {"x": 0}
+            self.b = {"y": 0}
+
+        def forward(self, n: int) -> int:
+            cur = self.a
+            for i in range(n):
+                put(cur, "k" + str(i), i)
+                cur = self.b
+            return len(self.a) * 100 + len(self.b)
+
+    return lib.jit.script(M())
+
+
+def test_dict_reached_through_a_loop_carried_alias():
+    tm, lm = _both(make_dict_in_loop)
+    calls = [(1,), (3,), (4,)]
+    assert _outputs(lm, calls) == _outputs(tm, calls)
+    assert lm.a == tm.a and lm.b == tm.b
+
+
+def test_a_schema_write_of_a_list_argument_counts():
+    """An op whose schema writes a list argument (`Tensor(a!)[] self`, the fused optimizer steps) writes the list
+    (attribute_containers.written on a graph built by hand: torch.jit.script has no such op in its language)."""
+    from torchlite._C import _jit
+    from torchlite.jit._script.attribute_containers import written
+    g = _jit.Graph()
+    params, grads, bufs, other = (g.insertConstant([tl.zeros(2)]) for _ in range(4))
+    rest = [g.insertConstant(v) for v in (0.0, 0.0, 0.1, 0.0, False, False, True, None, None)]
+    g.insertNode(g.create("aten::_fused_sgd_", [params, grads, bufs] + rest, 0))
+    found = written(g, [(params, (None, "m", "params")), (other, (None, "m", "other")), (grads, (None, "m", "grads"))])
+    assert sorted(name for _, _, name in found.values()) == ["grads", "params"]
 
 
 def make_shared(lib):

@@ -7,6 +7,7 @@ of non-user objects (forwarding lambdas, scripted submodules, unannotated defaul
 from __future__ import annotations
 
 import inspect
+import threading
 import weakref
 
 import torchlite as _tl
@@ -482,6 +483,7 @@ class ScriptedModule(_TracedModule):
         _object_attributes.convert_tree(self._traced_from)  # instances of script classes held by attributes
         self.__dict__["_compiled_by_mode"] = {}
         self.__dict__["_attrs"] = AttributeState()  # the attributes compiled code assigns, over all modes
+        self.__dict__["_state_lock"] = threading.RLock()  # held by calls that copy state (_module_state.py)
         self.__dict__["graph"] = None
         del self.__dict__["graph"]  # `graph` is the property below
 
@@ -550,11 +552,8 @@ class ScriptedModule(_TracedModule):
                    for (mid, name), t in attrs.types.items() if mid in paths]
         immutable = {(paths[mid], name) for (mid, name), t in attrs.types.items()
                      if mid in paths and t.kind in ("int", "float", "bool", "str")}
-        lock = self.__dict__.get("_state_lock")
-        if lock is None:  # one per scripted module, whatever its mode (_module_state.py: concurrent calls)
-            import threading
-            lock = self.__dict__["_state_lock"] = threading.RLock()
-        return StateSync(root, entries, [g for g, _ in found.values()], immutable, lock)
+        # one lock per scripted module, whatever its mode (_module_state.py: concurrent calls)
+        return StateSync(root, entries, [g for g, _ in found.values()], immutable, self.__dict__["_state_lock"])
 
     def _compiled(self):
         current = self.__dict__.get("_current")
