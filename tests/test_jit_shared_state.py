@@ -231,8 +231,34 @@ def test_a_schema_write_of_a_list_argument_counts():
     params, grads, bufs, other = (g.insertConstant([tl.zeros(2)]) for _ in range(4))
     rest = [g.insertConstant(v) for v in (0.0, 0.0, 0.1, 0.0, False, False, True, None, None)]
     g.insertNode(g.create("aten::_fused_sgd_", [params, grads, bufs] + rest, 0))
-    found = written(g, [(params, (None, "m", "params")), (other, (None, "m", "other")), (grads, (None, "m", "grads"))])
-    assert sorted(name for _, _, name in found.values()) == ["grads", "params"]
+    found = written(g, [(params, (None, [("m", "params")])), (other, (None, [("m", "other")])),
+                        (grads, (None, [("m", "grads")]))])
+    assert sorted(name for _, name in found) == ["grads", "params"]
+
+
+def make_one_list_two_names(lib):
+    class M(lib.nn.Module):
+        l1: List[int]
+        l2: List[int]
+
+        def __init__(self):
+            super().__init__()
+            lst = [1]
+            self.l1 = lst
+            self.l2 = lst
+
+        def forward(self, x: int) -> List[int]:
+            add(self.l2, x)
+            return [len(self.l1), len(self.l2)]
+
+    return lib.jit.script(M())
+
+
+def test_one_list_under_two_names_changed_by_a_helper():
+    """torch converts each attribute's list on its own: the helper changes `l2` only."""
+    tm, lm = _both(make_one_list_two_names)
+    assert _outputs(lm, [(1,), (2,)]) == _outputs(tm, [(1,), (2,)])
+    assert lm.l1 == tm.l1 and lm.l2 == tm.l2
 
 
 def make_shared(lib):

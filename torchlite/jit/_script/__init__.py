@@ -352,7 +352,7 @@ def _containers_written(constants, graph, attrs):
     from torchlite.jit._script import attribute_containers
     from torchlite.jit._script.attributes import declared_type
     added = False
-    for _, module, name in attribute_containers.written(graph, constants).values():
+    for module, name in attribute_containers.written(graph, constants):
         if attrs.type_of(module, name) is not None:
             continue
         try:

@@ -34,16 +34,22 @@ _CONTAINERS = (list, dict)
 
 
 def containers(module, attrs):
-    """{id(obj): (obj, module, name)} of the lists and dicts held by public attributes of `module`'s tree that
-    compiled code does not already read at run time (nested ones map to the attribute holding them)."""
+    """{id(obj): (obj, [(module, name)])} of the lists and dicts held by public attributes of `module`'s tree that
+    compiled code does not already read at run time (nested ones map to the attribute holding them; one object
+    held by several attributes maps to all of them: which one a constant was read through is not known)."""
     from torchlite.jit._script.attributes import is_final
 
     out = {}
 
     def walk(v, m, name, depth):
-        if depth > 8 or type(v) not in _CONTAINERS or id(v) in out:
+        if depth > 8 or type(v) not in _CONTAINERS:
             return
-        out[id(v)] = (v, m, name)
+        entry = out.get(id(v))
+        if entry is not None:
+            if (m, name) not in entry[1]:
+                entry[1].append((m, name))
+            return
+        out[id(v)] = (v, [(m, name)])
         for x in (v.values() if type(v) is dict else v):
             walk(x, m, name, depth + 1)
 
@@ -98,8 +104,8 @@ class _Sets:
 
 
 def written(graph, constants):
-    """The origins (module, name) of `constants` [(Value, (obj, module, name))] whose values the graph may
-    change (see the module docstring)."""
+    """The attributes [(module, name)] holding `constants` [(Value, (obj, [(module, name)]))] whose values the
+    graph may change (see the module docstring)."""
     sets = _Sets()
     writes = []  # values whose alias set is written
     for node in graph.allNodes():
@@ -154,4 +160,9 @@ def written(graph, constants):
             for v in by_set.get(info.before_set, []) if info is not None else []:
                 sets.union(o, v)
     hit = {sets.find(v.unique()) for v in writes}
-    return {(id(origin[1]), origin[2]): origin for v, origin in constants if sets.find(v.unique()) in hit}
+    out = {}
+    for v, (_, holders) in constants:
+        if sets.find(v.unique()) in hit:
+            for m, name in holders:
+                out[(id(m), name)] = (m, name)
+    return list(out.values())
