@@ -236,6 +236,43 @@ def test_a_schema_write_of_a_list_argument_counts():
     assert sorted(name for _, name in found) == ["grads", "params"]
 
 
+def make_nested_and_module_list(lib):
+    class Layer(lib.nn.Module):
+        hist: List[int]
+
+        def __init__(self):
+            super().__init__()
+            self.hist = []  # empty: typed by the class annotation
+
+        def forward(self, x: int) -> int:
+            return x
+
+    class M(lib.nn.Module):
+        lists: List[List[int]]
+
+        def __init__(self):
+            super().__init__()
+            self.lists = [[1], [2]]
+            self.layers = lib.nn.ModuleList([Layer(), Layer()])
+
+        def forward(self, x: int) -> List[int]:
+            add(self.lists[0], x)  # a list inside the attribute's list
+            i = 0
+            for m in self.layers:
+                add(m.hist, x + i)
+                i += 1
+            return [len(self.lists[0]), len(self.lists[1])]
+
+    return lib.jit.script(M())
+
+
+def test_nested_list_and_module_list_layers():
+    tm, lm = _both(make_nested_and_module_list)
+    assert _outputs(lm, [(1,), (2,)]) == _outputs(tm, [(1,), (2,)])
+    assert lm.lists == tm.lists
+    assert [getattr(lm.layers, str(i)).hist for i in range(2)] == [getattr(tm.layers, str(i)).hist for i in range(2)]
+
+
 def make_one_list_two_names(lib):
     class M(lib.nn.Module):
         l1: List[int]

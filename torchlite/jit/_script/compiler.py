@@ -1905,13 +1905,14 @@ class Compiler:
             return SV(T.TENSOR, const=v)
         # Numbers, strings, tuples, functions, the training flag: constants of this compilation
         # (as Final attributes; script recompiles a module when its training flag changes).
-        if type(v) is dict and self.attrs is not None and id(v) in self.attrs.containers:
-            # a dict a helper may change (attribute_containers.py): typed as the attribute, to be passed on
+        if type(v) in (list, dict) and self.attrs is not None and id(v) in self.attrs.containers:
+            # a list or dict a helper may change (attribute_containers.py): typed as the attribute (its class
+            # annotation types an empty one), to be passed on
             try:
                 t = A.declared_type(mod, name, _refuse_type)
             except ValueError:
                 t = None
-            if t is not None and t.kind == "Dict":
+            if t is not None and t.kind in ("List", "Dict"):
                 return SV(t, const=v)
         return self.python_value(v, node)
 
