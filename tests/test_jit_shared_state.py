@@ -236,6 +236,34 @@ def test_a_schema_write_of_a_list_argument_counts():
     assert sorted(name for _, name in found) == ["grads", "params"]
 
 
+def make_raising(lib):
+    class M(lib.nn.Module):
+        lst: List[int]
+
+        def __init__(self):
+            super().__init__()
+            self.lst = [1]
+
+        def forward(self, x: int) -> int:
+            add(self.lst, x)
+            if x > 2:
+                raise ValueError("too big")
+            return len(self.lst)
+
+    return lib.jit.script(M())
+
+
+def test_change_made_before_an_error_stays():
+    tm, lm = _both(make_raising)
+    assert lm(1) == tm(1) == 2
+    with pytest.raises(torch.jit.Error, match="ValueError: too big"):
+        tm(5)
+    with pytest.raises(RuntimeError, match="ValueError: too big"):  # (torchlite's run-time error class)
+        lm(5)
+    assert lm.lst == tm.lst == [1, 1, 5]
+    assert lm(2) == tm(2) == 4
+
+
 def make_nested_and_module_list(lib):
     class Layer(lib.nn.Module):
         hist: List[int]
