@@ -10,7 +10,7 @@ torch.jit.script (torch 2.13) and torchlite.jit.script and the results compared:
 - concurrent calls of a module that assigns attributes (4 Python threads x 200 calls): no update lost, as torch's,
   and from C++ (`Module::run_method` from threads) no crash and no update lost."""
 import threading
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import pytest
 import torch
@@ -234,6 +234,27 @@ def test_a_schema_write_of_a_list_argument_counts():
     found = written(g, [(params, (None, [("m", "params")])), (other, (None, [("m", "other")])),
                         (grads, (None, [("m", "grads")]))])
     assert sorted(name for _, name in found) == ["grads", "params"]
+
+
+def make_list_in_tuple(lib):
+    class M(lib.nn.Module):
+        t: Tuple[List[int], int]
+
+        def __init__(self):
+            super().__init__()
+            self.t = ([1], 2)
+
+        def forward(self, x: int) -> int:
+            add(self.t[0], x)
+            return len(self.t[0]) + self.t[1]
+
+    return lib.jit.script(M())
+
+
+def test_list_inside_a_tuple_attribute():
+    tm, lm = _both(make_list_in_tuple)
+    assert _outputs(lm, [(1,), (2,)]) == _outputs(tm, [(1,), (2,)])
+    assert lm.t == tm.t == ([1, 1, 2], 2)
 
 
 def make_raising(lib):

@@ -359,7 +359,7 @@ def _containers_written(constants, graph, attrs):
             t = declared_type(module, name, _refuse)
         except ValueError:
             continue
-        if t is not None and t.kind in ("List", "Dict"):
+        if t is not None and t.kind in ("List", "Dict", "Tuple"):
             attrs.add(module, name, t)
             added = True
     if added:

@@ -11,7 +11,7 @@ copy). The prescan (`attributes.plain_assignments`) finds `self.lst.append(x)` i
 their source; this finds every other way, from the graph itself:
 
 1. `containers(module, attrs)`: every list or dict a module of the tree holds in a public attribute (and the
-   lists and dicts inside it), by identity, with the module and the attribute's name.
+   lists and dicts inside it, or inside a tuple attribute), by identity, with the module and the attribute's name.
 2. The compiler records each prim::Constant it makes of one of those objects (`Compiler.container_constants`).
    A call site's cached body (call_cache.py) is not reused for one: a fragment that made such a constant is
    compiled at its call site instead, and such a constant passed as an argument is never part of a key.
@@ -31,6 +31,7 @@ from __future__ import annotations
 from torchlite._C import _jit
 
 _CONTAINERS = (list, dict)
+_HOLDERS = (list, dict, tuple)  # attributes whose values may hold such containers
 
 
 def containers(module, attrs):
@@ -42,7 +43,13 @@ def containers(module, attrs):
     out = {}
 
     def walk(v, m, name, depth):
-        if depth > 8 or type(v) not in _CONTAINERS:
+        if depth > 8:
+            return
+        if type(v) is tuple:  # a tuple cannot change, the lists and dicts it holds can
+            for x in v:
+                walk(x, m, name, depth + 1)
+            return
+        if type(v) not in _CONTAINERS:
             return
         entry = out.get(id(v))
         if entry is not None:
@@ -55,7 +62,7 @@ def containers(module, attrs):
 
     for m in module.modules():
         for name, v in m.__dict__.items():
-            if type(v) in _CONTAINERS and not name.startswith("_") and attrs.type_of(m, name) is None \
+            if type(v) in _HOLDERS and not name.startswith("_") and attrs.type_of(m, name) is None \
                     and not is_final(m, name):
                 walk(v, m, name, 0)
     return out
