@@ -9,6 +9,9 @@ torch.jit.script (torch 2.13) and torchlite.jit.script and the results compared:
   save/load), and so does torchlite (torchlite/jit/_script_copy.py);
 - concurrent calls of a module that assigns attributes (4 Python threads x 200 calls): no update lost, as torch's,
   and from C++ (`Module::run_method` from threads) no crash and no update lost."""
+import json
+import subprocess
+import sys
 import threading
 from typing import Dict, List, Tuple
 
@@ -186,6 +189,14 @@ def test_helper_changes_survive_save_and_load(tmp_path):
     ll, tt = tl.jit.load(path), torch.jit.load(tpath)
     assert ll(5) == tt(5)
     assert ll.lst == tt.lst and ll.d == tt.d and ll.sub.lst == tt.sub.lst
+    # a fresh process, which never saw the helpers, goes on from the saved lists
+    code = ("import json, sys, torchlite as tl; m = tl.jit.load(sys.argv[1]); out = m(5); "
+            "print(json.dumps([out, m.lst, m.d, m.sub.lst]))")
+    proc = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    fresh = json.loads(proc.stdout.strip().splitlines()[-1])
+    t2 = torch.jit.load(tpath)
+    assert fresh == [t2(5), t2.lst, t2.d, t2.sub.lst]
 
 
 def test_second_instance_reuses_the_run_time_attribute():
