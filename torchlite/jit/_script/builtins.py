@@ -18,6 +18,8 @@ def _convert(kind, t, pyf):
         if len(args) != 1 or kwargs:
             raise c.error(node, f"{pyf.__name__}() takes one argument")
         (x,) = args
+        if pyf is not bool:  # int(a), float(a) of a Union[int, float] (torch: aten::Int.Scalar); bool(a) is refused
+            x = c.number(x)
         if x.is_const and not isinstance(x.const, _tl.Tensor):
             try:
                 return SV(t, const=pyf(x.const))
@@ -36,14 +38,15 @@ def _minmax(kind, pyf):
     def mm(c, args, kwargs, node):
         if len(args) != 2:
             raise c.error(node, f"{pyf.__name__}() takes two numbers in script")
-        a, b = args
+        a, b = c.number(args[0]), c.number(args[1])
+        args = (a, b)
         if a.is_const and b.is_const:
             return const_sv(pyf(a.const, b.const))
-        if any(x.type is None or x.type.kind not in ("int", "float") for x in args):
+        if any(x.type is None or x.type.kind not in ("int", "float", "Number") for x in args):
             if any(x.type is not None and x.type.kind == "Tensor" for x in args):
                 return c.call_op("maximum" if pyf is max else "minimum", args, {}, node)
             raise c.error(node, f"{pyf.__name__}() takes numbers, got {a.type} and {b.type}")
-        t = T.FLOAT if T.FLOAT in (a.type, b.type) else T.INT
+        t = T.FLOAT if T.FLOAT in (a.type, b.type) else T.NUMBER if T.NUMBER in (a.type, b.type) else T.INT
         return SV(t, value=c.insert(kind, [c.value(a, node), c.value(b, node)], [t]).output())
     return mm
 

@@ -745,6 +745,8 @@ class Compiler:
         if t in ("List", "Dict", "str"):
             n = self.builtin_len([sv], node)
             return self.compare_op(ast.NotEq(), n, SV(T.INT, const=0), node)
+        if t in ("Union", "Optional"):  # torch's words (a Union[int, float] too: it has no truth value in script)
+            raise self.error(node, f"Could not cast value of type {sv.type} to bool")
         raise self.error(node, f"expected a bool expression for the condition, got {sv.type}")
 
     # ---- loops ---------------------------------------------------------------------------
@@ -1277,9 +1279,16 @@ class Compiler:
                 return const_sv(~sv.const)
         if sv.type is not None and sv.type.kind == "Tensor":
             return self.call_op("neg" if isinstance(e.op, ast.USub) else "bitwise_not", [sv], {}, e)
-        if isinstance(e.op, ast.USub) and sv.type is not None and sv.type.kind in ("int", "float"):
-            return SV(sv.type, value=self.insert("prim::neg", [self.value(sv, e)], [sv.type]).output())
+        n = self.number(sv)
+        if isinstance(e.op, ast.USub) and n.type is not None and n.type.kind in ("int", "float", "Number"):
+            return SV(n.type, value=self.insert("prim::neg", [self.value(n, e)], [n.type]).output())
         raise self.error(e, f"unsupported operand type for {type(e.op).__name__}: {sv.type}")
+
+    @staticmethod
+    def number(sv):
+        """A Union[int, float] value as a Number (torch's Scalar): what arithmetic, comparisons, int()/float() and
+        Scalar arguments take; other values as they are."""
+        return SV(T.NUMBER, value=sv.value) if T.is_number_union(sv.type) and sv.value is not None else sv
 
     def expr_BinOp(self, e, env):
         return self.binop(e.op, self.expr(e.left, env), self.expr(e.right, env), e)
@@ -1292,6 +1301,10 @@ class Compiler:
         tb = b.type.kind if b.type is not None else None
         if ta == "Tensor":
             return self.call_op(name, [a, b], {}, node)
+        if tb == "Tensor" and T.is_number_union(a.type) and prim is not None:
+            # torch has no reflected op for a Union[int, float] on the left: it takes aten::<op>(Scalar, Scalar) and
+            # converts the tensor to a number (a 0-d tensor; otherwise an error when run)
+            return self.arith(op, a, self.implicit_number(b, node), node)
         if tb == "Tensor":  # a number on the left: PyTorch's reflected operators
             if name in ("add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"):
                 return self.call_op(name, [b, a], {}, node)
@@ -1307,18 +1320,17 @@ class Compiler:
     def arith(self, op, a, b, node):
         """int/float/str/list arithmetic: folded when both are constants, else a prim:: op."""
         name, prim, pyop = _BINOPS[type(op)]
+        oa, ob = a, b  # the types as written, for the messages
+        a, b = self.number(a), self.number(b)
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
-        # a Union of numbers (Union[int, float]) is a Number, as torch matches it to Scalar
-        ta, tb = ("Number" if t == "Union" and all(m.kind in ("int", "float", "bool") for m in v.type.elems) else t
-                  for t, v in ((ta, a), (tb, b)))
         if a.is_const and b.is_const and pyop is not None and ta in ("List", "Tuple", "str") or \
                 a.is_const and b.is_const and pyop is not None and tb in ("List", "Tuple"):
             try:  # constant sequences ([1.0] * 2, (1,) + (2,)): folded
                 return const_sv(pyop(a.const, b.const))
             except TypeError:
-                raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+                raise self.error(node, f"unsupported operand types for {name}: {oa.type} and {ob.type}")
         if prim is None:
-            raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+            raise self.error(node, f"unsupported operand types for {name}: {oa.type} and {ob.type}")
         if prim == "prim::add" and ta == "List" and self.is_tuple(b) or prim == "prim::add" and tb == "List" \
                 and self.is_tuple(a):  # tuple(x.shape[:-1]) + (1,): a run-time "tuple" is a list
             a, b = (self.as_list(v, node, a.type.elems[0] if ta == "List" else b.type.elems[0]) if self.is_tuple(v)
@@ -1339,7 +1351,7 @@ class Compiler:
         elif ta == tb == "List" and prim == "prim::add" and a.type == b.type:
             t = a.type
         else:
-            raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+            raise self.error(node, f"unsupported operand types for {name}: {oa.type} and {ob.type}")
         if a.is_const and b.is_const and (pyop is not None or prim == "prim::pow"):
             try:
                 r = pyop(a.const, b.const) if pyop is not None else float(a.const) ** b.const
@@ -1347,6 +1359,16 @@ class Compiler:
             except ZeroDivisionError:
                 pass  # raised when the graph runs
         return SV(t, value=self.insert(prim, [self.value(a, node), self.value(b, node)], [t]).output())
+
+    def implicit_number(self, t, node):
+        """torch's implicit tensor-to-number conversion of an argument: a 0-d tensor's value (a Number), else the
+        RuntimeError torch raises when run."""
+        dim = SV(T.INT, value=self.insert("prim::dim", [self.value(t, node)], [T.INT]).output())
+        bad = self.compare_op(ast.NotEq(), dim, SV(T.INT, const=0), node)
+        msg = SV(T.STR, const="Cannot input a tensor of dimension other than 0 as a scalar argument")
+        self.emit_if(bad, node, lambda e: self._emit_raise("builtins.RuntimeError", msg, node) or ("raise", e),
+                     lambda e: ("fall", e), {})
+        return SV(T.NUMBER, value=self.insert("prim::item", [self.value(t, node)], [T.NUMBER]).output())
 
     def repeat_list(self, lst, n, node):
         """lst * n: a new list extended n times by lst (a loop of prim::extend; n <= 0 gives [])."""
@@ -1403,6 +1425,8 @@ class Compiler:
                     SV(T.BOOL, value=self.insert("prim::not", [r.value], [T.BOOL]).output())
             return r
         name, prim, pyop = _CMPOPS[type(op)]
+        oa, ob = a, b  # the types as written, for the messages
+        a, b = self.number(a), self.number(b)
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
         if "Enum" in (ta, tb) and name in ("eq", "ne"):
             if ta != tb or a.type.cls is not b.type.cls:  # members of two classes (or a member and a value) differ
@@ -1423,13 +1447,13 @@ class Compiler:
             try:
                 return SV(T.BOOL, const=bool(pyop(a.const, b.const)))
             except TypeError:
-                raise self.error(node, f"cannot compare {a.type} and {b.type}")
+                raise self.error(node, f"cannot compare {oa.type} and {ob.type}")
         ok = (ta in ("int", "float", "bool", "Number") and tb in ("int", "float", "bool", "Number")) or ta == tb or \
             name in ("eq", "ne") and "None" in (ta, tb)
         if not ok and name in ("eq", "ne") and (ta == "Optional" or tb == "Optional"):
             ok = True
         if not ok:
-            raise self.error(node, f"cannot compare {a.type} and {b.type}")
+            raise self.error(node, f"cannot compare {oa.type} and {ob.type}")
         return SV(T.BOOL, value=self.insert(prim, [self.value(a, node), self.value(b, node)], [T.BOOL]).output())
 
     @staticmethod
@@ -2029,6 +2053,8 @@ class Compiler:
             for arg, sv in bound:
                 if isinstance(sv, tuple):
                     inputs.append(self.constant(sv[1]))
+                elif T.is_number_union(sv.type):  # typed Scalar, so the node's overload resolves as torch's
+                    inputs.append(self.insert("prim::unchecked_cast", [self.value(sv, node)], [T.NUMBER]).output())
                 else:
                     inputs.append(self.value(sv, node))
             qual = f"{name}.{schema.overload_name}" if schema.overload_name else name

@@ -79,6 +79,12 @@ def Union(members):
     return T("Union", flat)
 
 
+def is_number_union(t) -> bool:
+    """Union[int, float] (torch's Scalar in all but name): arithmetic, comparisons and Scalar arguments take it as a
+    Number (bool is not a member of torch's Number, so Union[int, bool] is not one)."""
+    return t is not None and t.kind == "Union" and all(e.kind in ("int", "float") for e in t.elems)
+
+
 def members(t):
     """The types a value of static type t may have at run time (a Union's members, an Optional's and None)."""
     if t.kind == "Union":
