@@ -142,7 +142,8 @@ def test_try_is_not_supported():
     (undefined_name, "missing_value", "undefined value missing_value"),
     (bad_op_args, "tl.relu(x, 3)", "aten::relu"),
     (recursive, "recursive(x, n - 1)", "Recursive calls are not supported"),
-    (append_wrong, "xs.append(x)", "Could not match type Tensor to int"),
+    (append_wrong, "xs.append(x)", "Could not match type Tensor to t in argument 'el': Type variable 't' previously "
+                                   "matched to type int is matched to type Tensor"),
 ])
 def test_type_and_name_errors(fn, needle, what):
     with pytest.raises(RuntimeError) as info:

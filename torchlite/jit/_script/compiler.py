@@ -19,6 +19,7 @@ from torchlite.jit import frontend
 from torchlite.jit._script import attributes as A
 from torchlite.jit._script import call_cache
 from torchlite.jit._script import classes
+from torchlite.jit._script import python_methods
 from torchlite.jit._script import schema_match
 from torchlite.jit._script import str_methods
 from torchlite.jit._script import types as T
@@ -67,7 +68,7 @@ def _intrinsic(e, name) -> bool:
 
 
 def ignored(fn):
-    return getattr(fn, "_torchlite_jit_ignore", False)
+    return python_methods.is_ignored(fn)
 
 
 class _Range:
@@ -473,9 +474,6 @@ class Compiler:
         mod = base.module
         if mod is None or base.value is None:
             raise self.error(where, f"Tried to set an attribute: {name} on a non-class: {base.type}")
-        if name == "training":
-            raise self.unsupported(where, "assigning the training flag in script (script compiles a graph per "
-                                          "training mode: call train() / eval() from Python)")
         if name in mod._modules:
             raise self.error(where, f"Wrong type for attribute assignment. Expected {T.T('Module', module=mod._modules[name])} "
                                     f"but got {A.type_name(rhs.type) if rhs.type is not None else 'a non-value'}")
@@ -554,6 +552,14 @@ class Compiler:
             # As TorchScript (and eager Python): `x += y` on a tensor is in place.
             env[target.id] = self.call_op(_INPLACE[name], [cur, rhs], {}, s)
         elif cur.type is not None and cur.type.kind == "List" and isinstance(s.op, ast.Add):
+            et, other = cur.type.elems[0], rhs.type
+            if not (rhs.is_const and rhs.const == []) and (
+                    other is None or other.kind != "List" or not T.is_subtype(other.elems[0], et)):
+                elem = other.elems[0] if other is not None and other.kind == "List" else other
+                raise self.error(s, "Arguments for call are not valid.\nThe following variants are available:\n"
+                                    "  aten::add_.t(t[](a!) self, t[] b) -> t[]:\n  Could not match type "
+                                    f"{other} to List[t] in argument 'b': Type variable 't' previously matched to "
+                                    f"type {et} is matched to type {elem}.\n")
             self.insert("prim::extend", [self.value(cur, s), self.value(rhs, s)], [], n_out=0)
         else:
             env[target.id] = self.binop(s.op, cur, rhs, s)
@@ -1191,14 +1197,10 @@ class Compiler:
     def expr_List(self, e, env, hint=None):
         items = [self.expr(x, env) for x in e.elts]
         if not items:
-            if hint is None or hint.kind != "List":
-                # An empty list literal is List[Tensor] (as TorchScript) until something else is first appended
-                # to it (`sizes = []; sizes.append(n)`, which TorchScript would need annotated).
-                t = T.List(T.TENSOR)
-                sv = SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
-                self.open_lists[id(sv)] = [sv, None]  # (the SV is kept alive: its id stays its own)
-                return sv
-            return SV(hint, value=self.insert("prim::ListConstruct", [], [hint]).output())
+            # An unannotated empty list literal is List[Tensor], as TorchScript's: appending anything else is
+            # torch's type-variable error (`sizes = []; sizes.append(n)` needs `sizes: List[int] = []`).
+            t = hint if hint is not None and hint.kind == "List" else T.List(T.TENSOR)
+            return SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
         et = items[0].type
         for i in items[1:]:
             u = T.unify(et, i.type) if et is not None and i.type is not None else None
@@ -1944,9 +1946,8 @@ class Compiler:
             return self.call_method(func.self_sv, func.fn, args, kwargs, node)
         fn = func.fn if func.fn is not None else func.const
         if func.self_sv is not None:  # a method of a module
-            if ignored(fn):
-                raise self.unsupported(node, f"'{fn.__qualname__}' is an @torchlite.jit.ignore'd method: script "
-                                             "calls ignored functions, not methods (they would need the module)")
+            if ignored(fn):  # Python at run time, on the module (python_methods.py)
+                return self.python_op(fn, args, kwargs, node, self_sv=func.self_sv)
             return self.inline(fn, args, kwargs, node, self_sv=func.self_sv)
         from torchlite.jit._script import ScriptFunction
         if isinstance(fn, ScriptFunction):  # a scripted function: compiled again here, inlined
@@ -1992,33 +1993,42 @@ class Compiler:
                     raise self.error(node, f"{fn.__qualname__} raised {type(exc).__name__}: {exc}")
                 return self.python_value(r, node) if r is not None else SV(T.NONE, const=None)
             return self.inline(fn, args, kwargs, node)
-        raise self.error(node, f"Python builtin {getattr(fn, '__name__', fn)!r} is currently not supported in "
-                               "script")
+        # torch's words (setattr, open, ...: "Python builtin <built-in function setattr> is currently not supported")
+        shown = repr(fn) if isinstance(fn, pytypes.BuiltinFunctionType) else repr(getattr(fn, "__name__", fn))
+        raise self.error(node, f"Python builtin {shown} is currently not supported in Torchscript")
 
-    def python_op(self, fn, args, kwargs, node):
-        """A call of an @ignore'd function: a prim::PythonOp node that calls it (with the GIL) when
-        the graph runs, as PyTorch keeps it; such a graph cannot be saved."""
+    def python_op(self, fn, args, kwargs, node, self_sv=None):
+        """A call of an @ignore'd function or module method: a prim::PythonOp node that calls it (with the GIL) when
+        the graph runs, as PyTorch keeps it (such a graph cannot be saved); a method takes its module's Object first.
+        An @unused one is torch's run-time error instead (a graph with it saves)."""
         try:
             sig = inspect.signature(fn)
+            params = list(sig.parameters.values())[1 if self_sv is not None else 0:]
+            sig = sig.replace(parameters=params)
             bound = sig.bind(*args, **kwargs)
         except (TypeError, ValueError) as e:
             raise self.error(node, f"{fn.__qualname__}(): {e}")
+
+        def where(msg):
+            raise self.error(node, msg)
+        rt = python_methods.return_type(fn, where)
+        if python_methods.is_unused(fn):  # as torch: raise, and a value of the type that is never made
+            self._emit_raise("builtins.RuntimeError", SV(T.STR, const=python_methods.UNUSED_MESSAGE), node)
+            none = self.value(SV(T.NONE, const=None), node)
+            return SV(rt, value=self.insert("prim::unchecked_cast", [none], [rt]).output())
         values = []
         for name, p in sig.parameters.items():
             if name in bound.arguments:
                 values.append(bound.arguments[name])
             elif p.default is not inspect.Parameter.empty:
                 values.append(self.python_value(p.default, node) if p.default is not None else SV(T.NONE, const=None))
-        ret = sig.return_annotation
-        if ret is inspect.Signature.empty:
-            rt = T.TENSOR  # as PyTorch: an unannotated ignored function returns a Tensor
-        else:
-            def where(msg):
-                raise self.error(node, msg)
-            rt = T.from_annotation(ret, where)
         ins = [self.value(v, node) for v in values]
-        n = self.insert("prim::PythonOp", ins, [rt])
-        n.i_("fn_id", _jit._register_python_op(fn)).s_("name", fn.__qualname__)
+        if self_sv is None:
+            n = self.insert("prim::PythonOp", ins, [rt])
+            n.i_("fn_id", python_methods.register_function(fn, rt)).s_("name", fn.__qualname__)
+        else:
+            n = self.insert("prim::PythonOp", [self.value(self_sv, node)] + ins, [rt])
+            n.i_("fn_id", python_methods.register_method(fn, rt)).s_("name", fn.__name__).i_("method", 1)
         return SV(rt, value=n.output())
 
     @staticmethod
@@ -2111,12 +2121,20 @@ class Compiler:
                 self.insert("prim::append", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
                 return SV(T.NONE, const=None)
             if name == "append" and len(args) == 1:
-                if not T.is_subtype(args[0].type, et):
-                    raise self.error(node, f"Could not match type {args[0].type} to {et} in argument 'el': "
-                                           f"append to a {obj.type}")
+                if args[0].type is None or not T.is_subtype(args[0].type, et):
+                    raise self.error(node, "aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!):\nCould not match "
+                                           f"type {args[0].type} to t in argument 'el': Type variable 't' previously "
+                                           f"matched to type {et} is matched to type {args[0].type}.\n")
                 self.insert("prim::append", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
                 return SV(T.NONE, const=None)
             if name == "extend" and len(args) == 1:
+                other = args[0].type
+                if not (args[0].is_const and args[0].const == []) and (
+                        other is None or other.kind != "List" or not T.is_subtype(other.elems[0], et)):
+                    elem = other.elems[0] if other is not None and other.kind == "List" else other
+                    raise self.error(node, "aten::extend.t(t[](a!) self, t[] other) -> ():\nCould not match type "
+                                           f"{other} to List[t] in argument 'other': Type variable 't' previously "
+                                           f"matched to type {et} is matched to type {elem}.\n")
                 self.insert("prim::extend", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
                 return SV(T.NONE, const=None)
             if name == "pop":
