@@ -614,6 +614,8 @@ class ScriptedModule(_TracedModule):
         if original is not None and name in original.__dict__ and not name.startswith("_"):
             # a plain attribute of the module (`scripted.count`), shared; an object as a new instance of its class
             return _object_attributes.to_python(original, name, original.__dict__[name])
+        if original is not None and python_methods.is_ignored(inspect.getattr_static(type(original), name, None)):
+            return getattr(type(original), name).__get__(self)  # an @ignore'd method: Python, on the scripted module
         return super().__getattr__(name)
 
     def __setattr__(self, name, value):

@@ -1132,7 +1132,12 @@ class Compiler:
             return self.runtime_list_comp(e, env, hint)
         if not items:
             t = hint if hint is not None and hint.kind == "List" else T.List(T.TENSOR)
-            return SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+            sv = SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+            if (hint is None or hint.kind != "List") and getattr(self.frames[-1].fn, "__module__", "").startswith("torchlite."):
+                # torchlite's own Python code (ConvTranspose's `min_sizes = []`, written for eager use, where
+                # torch's is annotated): typed by its first append, as before
+                self.open_lists[id(sv)] = [sv, None]  # (the SV is kept alive: its id stays its own)
+            return sv
         et = items[0].type
         for i in items[1:]:
             et = T.unify(et, i.type) if et is not None and i.type is not None else None
@@ -1200,7 +1205,12 @@ class Compiler:
             # An unannotated empty list literal is List[Tensor], as TorchScript's: appending anything else is
             # torch's type-variable error (`sizes = []; sizes.append(n)` needs `sizes: List[int] = []`).
             t = hint if hint is not None and hint.kind == "List" else T.List(T.TENSOR)
-            return SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+            sv = SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+            if (hint is None or hint.kind != "List") and getattr(self.frames[-1].fn, "__module__", "").startswith("torchlite."):
+                # torchlite's own Python code (ConvTranspose's `min_sizes = []`, written for eager use, where
+                # torch's is annotated): typed by its first append, as before
+                self.open_lists[id(sv)] = [sv, None]  # (the SV is kept alive: its id stays its own)
+            return sv
         et = items[0].type
         for i in items[1:]:
             u = T.unify(et, i.type) if et is not None and i.type is not None else None
@@ -2122,9 +2132,13 @@ class Compiler:
                 return SV(T.NONE, const=None)
             if name == "append" and len(args) == 1:
                 if args[0].type is None or not T.is_subtype(args[0].type, et):
-                    raise self.error(node, "aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!):\nCould not match "
-                                           f"type {args[0].type} to t in argument 'el': Type variable 't' previously "
-                                           f"matched to type {et} is matched to type {args[0].type}.\n")
+                    head = "aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!):\n"
+                    if args[0].type is not None and args[0].type.kind == "Union":  # no type variable binds a Union
+                        raise self.error(node, head + "Expected a value of type 't' for argument 'el' but instead "
+                                                      f"found type '{args[0].type}'.\n")
+                    raise self.error(node, head + f"Could not match type {args[0].type} to t in argument 'el': Type "
+                                                  f"variable 't' previously matched to type {et} is matched to type "
+                                                  f"{args[0].type}.\n")
                 self.insert("prim::append", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
                 return SV(T.NONE, const=None)
             if name == "extend" and len(args) == 1:
