@@ -154,3 +154,31 @@ def test_refused_as_torch(src, msg):
     assert type(ours) is RuntimeError, ours
     if msg is not None:
         assert msg in str(ours) and msg in str(theirs)
+
+
+def test_a_number_result_converts_to_an_int_or_float_return_and_loop_variable():
+    # torch's implicit aten::Int / aten::Float of a Scalar where an int or float is expected
+    for src, calls in (
+            (f"def f(a: {N}) -> int:\n    return a + 1\n", [(2,), (2.5,)]),
+            (f"def f(a: {N}) -> float:\n    return a * 2\n", [(2,), (2.5,)]),
+            (f"def f(a: {N}, n: int):\n    s = 0\n    for i in range(n):\n        s = s + a\n    return s\n",
+             [(2.5, 3), (2, 3), (1.5, 0)]),
+            (f"def f(a: {N}, n: int):\n    s = 0.0\n    for i in range(n):\n        s = s + a\n    return s\n",
+             [(2, 3), (0.5, 3)])):
+        ours, theirs = both(src)
+        for args in calls:
+            assert _same(ours(*args), theirs(*args)), (src, args)
+
+
+@pytest.mark.parametrize("src,msg", [
+    (f"def f(a: {N}) -> {N}:\n    return a * 2\n",
+     "Return value was annotated as having type Union[float, int] but is actually of type number"),
+    (f"def f(a: {N}, n: int):\n    s: {N} = 0\n    for i in range(n):\n        s = s + a\n    return s\n",
+     "Variable 's' previously had type Union[float, int] but is now being assigned to a value of type number"),
+    (f"def f(a: {N}):\n    x = a + 1\n    y: int = x\n    return y\n",
+     "Variable 'y' is annotated with type int but is being assigned to a value of type number"),
+])
+def test_number_results_refused_as_torch(src, msg):
+    ours, theirs = errors(src)
+    assert type(ours) is RuntimeError and isinstance(theirs, RuntimeError)
+    assert msg in str(ours) and msg in str(theirs), (str(ours), str(theirs))

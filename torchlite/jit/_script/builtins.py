@@ -296,7 +296,7 @@ def _math(name, out):
     def f(c, args, kwargs, node):
         if len(args) != 1 or kwargs:
             raise c.error(node, f"math.{name}() takes one argument")
-        (x,) = args
+        x = c.number(args[0])  # a Union[int, float] too, as torch
         if x.is_const:
             try:
                 return const_sv(pyf(x.const))

@@ -270,6 +270,7 @@ class Compiler:
             return self.uninitialized(ret_hint or T.NONE)
         result = status[2]
         if ret_hint is not None:
+            result = self.number_to(result, ret_hint, fdef)
             if not T.is_subtype(result.type, ret_hint):
                 raise self.error(self.frames[-1].last_return or fdef, f"Return value was annotated as having type {ret_hint} but is actually "
                                        f"of type {result.type}")
@@ -942,7 +943,7 @@ class Compiler:
                                         lambda e: ("return", e, SV(T.BOOL, const=False)), benv)[2]
             outs = [cont]
             for name in carried:
-                sv = benv[name]
+                sv = self.number_to(benv[name], types[name], s)
                 if sv.type is None or not T.is_subtype(sv.type, types[name]):
                     raise self.error(s, f"Variable '{name}' previously had type {types[name]} but is now being "
                                         f"assigned to a value of type {sv.type} in the loop")
@@ -1295,6 +1296,15 @@ class Compiler:
         if isinstance(e.op, ast.USub) and n.type is not None and n.type.kind in ("int", "float", "Number"):
             return SV(n.type, value=self.insert("prim::neg", [self.value(n, e)], [n.type]).output())
         raise self.error(e, f"unsupported operand type for {type(e.op).__name__}: {sv.type}")
+
+    def number_to(self, sv, want, node):
+        """torch's implicit conversion of a Number (a Scalar result) where an int or a float is expected: a return
+        annotated int/float and a loop-carried int/float variable (aten::Int / aten::Float); other values as they
+        are."""
+        if sv.type is not None and sv.type.kind == "Number" and want.kind in ("int", "float") and not sv.is_const:
+            kind = "prim::Int" if want.kind == "int" else "prim::Float"
+            return SV(want, value=self.insert(kind, [self.value(sv, node)], [want]).output())
+        return sv
 
     @staticmethod
     def number(sv):

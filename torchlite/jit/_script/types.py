@@ -42,6 +42,8 @@ class T:
             return f"Tuple[{', '.join(map(repr, self.elems))}]"
         if self.elems:
             return f"{self.kind}[{', '.join(map(repr, self.elems))}]"
+        if self.kind == "Number":  # torch's annotation_str of its NumberType (schemas say Scalar)
+            return "number"
         return self.kind
 
 
