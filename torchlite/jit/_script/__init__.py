@@ -457,6 +457,15 @@ from torchlite.jit._script_copy import script_copy  # noqa: E402
 from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
 
 
+class _PythonMethods:
+    """A scripted module's `$sync` when its graphs call @ignore'd methods: the state to keep in step (a StateSync or
+    None) and the mark that each call registers the module's Object tree first (python_methods.register_tree)."""
+    __slots__ = ("state",)
+
+    def __init__(self, state):
+        self.state = state
+
+
 class ScriptedModule(_TracedModule):
     """What script(module) returns: runs on a copy of the module tree (torchlite/jit/_script_copy.py: the
     same tensors in slots of its own, as torch's); forward and the @export'ed methods run their compiled
@@ -558,8 +567,9 @@ class ScriptedModule(_TracedModule):
             _read_attributes.record(module, _read_attributes.read_names(module, self.__dict__["_attrs"]))
             sync = self._state_sync(found)
             found["$sync"] = sync = sync if sync else None  # None: nothing to keep in step (the common case)
-            found["$python_methods"] = python_methods.calls_methods(g for g, _ in
-                                                                    (v for k, v in found.items() if k[0] != "$"))
+            if python_methods.calls_methods(v[0] for k, v in found.items() if k[0] != "$"):
+                # ignored methods map their module's Object back to Python: calls take the slow path (_call)
+                found["$sync"] = sync = _PythonMethods(sync)
             found["$forward"] = found["forward"] + (sync,)  # what a call reads, in one lookup
             cache[key] = found
         self.__dict__["_current"] = found
@@ -569,15 +579,15 @@ class ScriptedModule(_TracedModule):
     def graph(self):
         return self._compiled()["forward"][0]
 
-    def _object(self):
-        obj = super()._object()
-        if self._compiled().get("$python_methods"):  # ignored methods map their module's Object back to Python
-            python_methods.register_tree(obj, self)
-        return obj
 
     def _call(self, graph, inputs, sync):
         if sync is None:
             return _run(graph, inputs)
+        if type(sync) is _PythonMethods:  # the graphs call ignored methods: their Objects map to these modules
+            python_methods.register_tree(inputs[0], self)
+            sync = sync.state
+            if sync is None:
+                return _run(graph, inputs)
         try:
             return run_with_state(sync, inputs[0], self.__dict__["_cached_object"][1], lambda: _run(graph, inputs))
         finally:
