@@ -95,6 +95,27 @@ class Unused(torch.nn.Module):
         return x + 1
 
 
+class State(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    @torch.jit.ignore
+    def peek(self, x: Tensor) -> int:
+        return self.count
+
+    @torch.jit.ignore
+    def bump(self, x: Tensor) -> int:
+        self.count = self.count + 10
+        return 0
+
+    def forward(self, x):
+        self.count += 1
+        seen = self.peek(x)
+        self.bump(x)
+        return x + seen, self.count
+
+
 @torch.jit.unused
 def unused_fn(x: Tensor) -> Tensor:
     return x * 2
@@ -148,6 +169,15 @@ def test_submodules_module_lists_optional_returns_and_exported_methods(mods):
     ours.a.k = 10
     theirs.a.k = 10
     assert ours(tl.ones(2)).tolist() == theirs(torch.ones(2)).tolist()
+
+
+def test_methods_see_and_change_the_state_of_the_call(mods):
+    # the attribute the graph assigned before the call is the method's; what the method assigns, the graph's
+    ours, theirs = _pair(mods, "State")
+    for _ in range(3):
+        (a, n), (b, m) = ours(tl.zeros(1)), theirs(torch.zeros(1))
+        assert a.tolist() == b.tolist() and n == m
+    assert ours.count == theirs.count == 33
 
 
 def test_wrong_return_value_is_torchs_error(mods):

@@ -584,8 +584,8 @@ class ScriptedModule(_TracedModule):
         if sync is None:
             return _run(graph, inputs)
         if type(sync) is _PythonMethods:  # the graphs call ignored methods: their Objects map to these modules
-            python_methods.register_tree(inputs[0], self)
             sync = sync.state
+            python_methods.register_tree(inputs[0], self, sync, self.__dict__["_cached_object"][1])
             if sync is None:
                 return _run(graph, inputs)
         try:

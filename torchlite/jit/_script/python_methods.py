@@ -20,8 +20,8 @@ from torchlite.jit._script import types as T
 
 UNUSED_MESSAGE = "This Python function is annotated to be ignored and cannot be run"
 
-_owners = {}  # id(Object wrapper) -> (wrapper, weakref to the Python module)
-_trees = weakref.WeakKeyDictionary()  # scripted module -> (its root Object, the wrapper ids it registered)
+_owners = {}  # id(Object wrapper) -> (wrapper, weakref to the Python module, its _Tree)
+_trees = weakref.WeakKeyDictionary()  # scripted module -> its registered _Tree
 
 
 def is_ignored(fn) -> bool:
@@ -50,31 +50,47 @@ def register_method(fn, rt):
         if module is None:
             raise RuntimeError(f"{name}: the ignored method's module is not known here (it is called only from the "
                                "scripted module that compiled it)")
-        return checked(fn(module, *args), rt)
+        tree = entry[2]
+        state = tree.state
+        if state:  # what the graph assigned so far is Python's while the method runs, and what it assigns the graph's
+            state.pull(tree.root, {}, tree.slots)
+        try:
+            return checked(fn(module, *args), rt)
+        finally:
+            if state:
+                state.push(tree.root)
     return _jit._register_python_op(call)
 
 
-def register_tree(obj, scripted):
-    """Maps the scripted module's Object tree to its modules (the root to the scripted module itself)."""
-    old = _trees.get(scripted)
-    if old is not None and old[0] is obj:
-        return
-    if old is not None:
-        for i in old[1]:
-            _owners.pop(i, None)
-    ids = []
+class _Tree:
+    """A registered Object tree: its root and the module state kept in step around a call (_module_state.py)."""
+    __slots__ = ("root", "state", "slots", "ids", "__weakref__")
 
-    def walk(o, module, python_self):
-        _owners[id(o)] = (o, weakref.ref(python_self))
-        ids.append(id(o))
-        for name, sub in module._modules.items():
-            if sub is not None and o.hasattr(name):
-                child = o.getattr(name)
-                if isinstance(child, _jit.Object):
-                    walk(child, sub, sub)
-    walk(obj, scripted._traced_from, scripted)
-    _trees[scripted] = (obj, ids)
-    weakref.finalize(scripted, _forget, ids)
+    def __init__(self, root):
+        self.root, self.state, self.slots, self.ids = root, None, None, []
+
+
+def register_tree(obj, scripted, state=None, slots=None):
+    """Maps the scripted module's Object tree to its modules (the root to the scripted module itself); `state` (a
+    StateSync or None) and `slots` are what a call keeps in step, for the methods to see the current values."""
+    tree = _trees.get(scripted)
+    if tree is None or tree.root is not obj:
+        if tree is not None:
+            _forget(tree.ids)
+        tree = _Tree(obj)
+
+        def walk(o, module, python_self):
+            _owners[id(o)] = (o, weakref.ref(python_self), tree)
+            tree.ids.append(id(o))
+            for name, sub in module._modules.items():
+                if sub is not None and o.hasattr(name):
+                    child = o.getattr(name)
+                    if isinstance(child, _jit.Object):
+                        walk(child, sub, sub)
+        walk(obj, scripted._traced_from, scripted)
+        _trees[scripted] = tree
+        weakref.finalize(scripted, _forget, tree.ids)
+    tree.state, tree.slots = state, slots
 
 
 def _forget(ids):
