@@ -1323,10 +1323,15 @@ class Compiler:
         tb = b.type.kind if b.type is not None else None
         if ta == "Tensor":
             return self.call_op(name, [a, b], {}, node)
-        if tb == "Tensor" and T.is_number_union(a.type) and prim is not None:
-            # torch has no reflected op for a Union[int, float] on the left: it takes aten::<op>(Scalar, Scalar) and
-            # converts the tensor to a number (a 0-d tensor; otherwise an error when run)
-            return self.arith(op, a, self.implicit_number(b, node), node)
+        if tb == "Tensor" and T.is_number_union(a.type):
+            # torch has no reflected op for a Union[int, float] on the left: its schema matching takes an overload
+            # (Scalar self, Tensor other) where the op has one (pow, remainder), else aten::<op>(Scalar, Scalar) with
+            # the tensor converted to a number (a 0-d tensor; otherwise an error when run)
+            if name in ("pow", "remainder"):
+                return self.call_op(name, [a, b], {}, node)
+            if name in ("add", "sub", "mul", "div", "floor_divide"):
+                return self.arith(op, a, self.implicit_number(b, node), node)
+            raise self.error(node, schema_match.describe(name, [a, b], {}))
         if tb == "Tensor":  # a number on the left: PyTorch's reflected operators
             if name in ("add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"):
                 return self.call_op(name, [b, a], {}, node)
@@ -1462,6 +1467,8 @@ class Compiler:
             ta = tb = "List"
         if ta == "Tensor":
             return self.call_op(name, [a, b], {}, node)
+        if tb == "Tensor" and T.is_number_union(oa.type):  # as torch: aten::<op>(Scalar, Scalar), the tensor a number
+            b, tb = self.implicit_number(b, node), "Number"
         if tb == "Tensor":
             flipped = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le"}.get(name, name)
             return self.call_op(flipped, [b, a], {}, node)
