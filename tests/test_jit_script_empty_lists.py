@@ -95,3 +95,30 @@ def test_the_error_names_the_schema_as_torch():
     head = "aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!):\n"
     assert str(ours).startswith(head) and head in str(theirs)
     assert "a.append(1)" in str(ours)
+
+
+HINTED = {
+    "literal_argument": "def hi(xs: List[int]) -> int:\n    return len(xs)\ndef f(x: Tensor):\n    return hi([])\n",
+    "literal_keyword": "def hi(n: int, xs: List[float]) -> int:\n    return len(xs) + n\n"
+                       "def f(x: Tensor):\n    return hi(1, xs=[])\n",
+    "returned_literal": "def f(x: Tensor) -> List[int]:\n    return []\n",
+    "returned_in_tuple": "def f(x: Tensor) -> Tuple[List[int], int]:\n    return [], 1\n",
+    "reassigned_annotated": "def f(x: Tensor):\n    a: List[int] = [1]\n    a = []\n    return a\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HINTED))
+def test_literals_typed_by_parameter_and_return_annotations_as_torch(name):
+    ours, theirs = both(HINTED[name])
+    assert _same(ours(tl.ones(1)), theirs(torch.ones(1)))
+
+
+def test_an_unannotated_variable_is_not_retyped_by_its_use():
+    ours, theirs = errors("def hi(xs: List[int]) -> int:\n    return len(xs)\n"
+                          "def f(x: Tensor):\n    a = []\n    return hi(a)\n")
+    for e in (ours, theirs):
+        assert "Expected a value of type 'List[int]' for argument 'xs' but instead found type 'List[Tensor]'." in str(e)
+        assert "Empty lists default to List[Tensor]. Add a variable annotation" in str(e)
+    ours, theirs = errors("def f(x: Tensor) -> List[int]:\n    a = []\n    return a\n")
+    msg = "Return value was annotated as having type List[int] but is actually of type List[Tensor]"
+    assert msg in str(ours) and msg in str(theirs)

@@ -12,6 +12,7 @@ import enum
 import inspect
 import operator
 import types as pytypes
+import typing
 
 import torchlite as _tl
 from torchlite._C import _jit
@@ -83,6 +84,11 @@ def _is_typing_form(v):
     """typing.List, Dict, Tuple, Optional, Union (and list/dict/tuple), subscripted in an expression."""
     import typing
     return isinstance(v, (type, typing._SpecialForm, typing._BaseGenericAlias)) and v in (typing.List, typing.Dict, typing.Tuple, typing.Optional, typing.Union, list, dict, tuple)
+
+
+
+def _refuse(msg):
+    raise ValueError(msg)
 
 
 class Frame:
@@ -287,7 +293,9 @@ class Compiler:
             if isinstance(s, ast.Return):
                 if not allow_return:
                     raise self.unsupported(s, "return statements inside loops are not supported")
-                sv = SV(T.NONE, const=None) if s.value is None else self.expr(s.value, env)
+                # the return annotation types the literals returned (`return []` under `-> List[int]`), as torch's
+                sv = SV(T.NONE, const=None) if s.value is None else self.expr(s.value, env,
+                                                                             hint=self.frames[-1].return_hint)
                 self.frames[-1].last_return = s
                 if isinstance(s.value, ast.Name) and s.value.id == "$ret":  # a loop's return value: its type
                     t = self.frames[-1].loop_return_type
@@ -1003,7 +1011,7 @@ class Compiler:
             what = _UNSUPPORTED_EXPR.get(type(e), type(e).__name__)
             raise self.unsupported(e, f"{what} aren't supported" if type(e) in _UNSUPPORTED_EXPR
                                    else f"{what} expressions aren't supported")
-        if type(e) in (ast.List, ast.Dict, ast.ListComp, ast.DictComp):
+        if type(e) in (ast.List, ast.Dict, ast.ListComp, ast.DictComp, ast.Tuple):
             return m(e, env, hint)
         if type(e) is ast.JoinedStr:
             return m(e, env, in_raise)
@@ -1191,8 +1199,10 @@ class Compiler:
         self.stmt(loop, benv, False)
         return d
 
-    def expr_Tuple(self, e, env):
-        items = [self.expr(x, env) for x in e.elts]
+    def expr_Tuple(self, e, env, hint=None):
+        hints = hint.elems if hint is not None and hint.kind == "Tuple" and len(hint.elems) == len(e.elts) else \
+            [None] * len(e.elts)
+        items = [self.expr(x, env, hint=h) for x, h in zip(e.elts, hints)]
         if all(i.is_const for i in items):
             return SV(T.of_value(tuple(i.const for i in items)), const=tuple(i.const for i in items)) \
                 if T.of_value(tuple(i.const for i in items)) is not None else SV(None, items=items)
@@ -1957,13 +1967,44 @@ class Compiler:
         for a in e.args:
             if isinstance(a, ast.Starred):
                 raise self.unsupported(a, "Starred expression aren't supported")
-        args = [self.expr(a, env) for a in e.args]
+        pos_hints, kw_hints = self.parameter_hints(func, e)
+        args = [self.expr(a, env, hint=h) for a, h in zip(e.args, pos_hints + [None] * len(e.args))]
         kwargs = {}
         for k in e.keywords:
             if k.arg is None:
                 raise self.unsupported(k, "**kwargs in calls")
-            kwargs[k.arg] = self.expr(k.value, env)
+            kwargs[k.arg] = self.expr(k.value, env, hint=kw_hints.get(k.arg))
         return self.call(func, args, kwargs, e)
+
+    def parameter_hints(self, func, e):
+        """The annotated types of a called Python function's parameters ([positional], {name: type}), which type the
+        list and dict literals passed to them (`f([])` for `xs: List[int]`), as torch's type hints; none for
+        other calls or when nothing is passed as a literal."""
+        literal = (ast.List, ast.Dict, ast.ListComp, ast.DictComp, ast.Tuple)
+        if not any(isinstance(a, literal) for a in e.args) and not any(isinstance(k.value, literal)
+                                                                       for k in e.keywords):
+            return [], {}
+        fn = func.fn if func.fn is not None else (func.const if func.is_const else None)
+        if func.module is not None:
+            fn = type(func.module).forward
+        if not isinstance(fn, (pytypes.FunctionType, pytypes.MethodType)):
+            return [], {}
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+            hints = typing.get_type_hints(fn)
+        except Exception:  # noqa: BLE001 (no usable annotations: no hints)
+            return [], {}
+        if (func.self_sv is not None or func.module is not None) and params and not isinstance(fn, pytypes.MethodType):
+            params = params[1:]
+        out = {}
+        for p in params:
+            if p.name in hints:
+                try:
+                    out[p.name] = T.from_annotation(hints[p.name], _refuse)
+                except ValueError:
+                    pass
+        positional = [out.get(p.name) for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return positional, out
 
     def call(self, func, args, kwargs, node):
         if func.module is not None:  # a submodule: its forward, inlined
@@ -2361,8 +2402,11 @@ class Compiler:
                     sv = env[p.arg] = self.as_list(sv, node, hint.elems[0])
                 if hint is not None and sv.type is not None and not T.is_subtype(sv.type, hint) and \
                         not (hint.kind == "float" and sv.type.kind == "int"):
+                    empty = "\nEmpty lists default to List[Tensor]. Add a variable annotation to the assignment to " \
+                        "create an empty list of another type (torch.jit.annotate(List[T, []]) where T is the type of " \
+                        "elements in the list for Python 2)" if sv.type == T.List(T.TENSOR) else ""  # torch's note
                     raise self.error(node, f"Expected a value of type '{hint}' for argument '{p.arg}' but instead "
-                                           f"found type '{sv.type}'")
+                                           f"found type '{sv.type}'.{empty}")
                 if hint is None and self_sv is None and not is_library(fn) and sv.type is not None and \
                         sv.type.kind != "Tensor" and not sv.is_const:
                     raise self.error(node, f"Expected a value of type 'Tensor' (inferred) for argument '{p.arg}' but "
