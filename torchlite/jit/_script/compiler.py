@@ -2094,6 +2094,9 @@ class Compiler:
         if self_sv is None:
             n = self.insert("prim::PythonOp", ins, [rt])
             n.i_("fn_id", python_methods.register_function(fn, rt)).s_("name", fn.__qualname__)
+        elif self_sv.type is not None and self_sv.type.kind == "Object":  # a TorchScript class's instance
+            n = self.insert("prim::PythonOp", [self.value(self_sv, node)] + ins, [rt])
+            n.i_("fn_id", python_methods.register_class_method(fn, rt, self_sv.type)).s_("name", fn.__name__)
         else:
             n = self.insert("prim::PythonOp", [self.value(self_sv, node)] + ins, [rt])
             n.i_("fn_id", python_methods.register_method(fn, rt)).s_("name", fn.__name__).i_("method", 1)

@@ -62,6 +62,25 @@ def register_method(fn, rt):
     return _jit._register_python_op(call)
 
 
+def register_class_method(fn, rt, self_type):
+    """The fn_id of a prim::PythonOp calling the ignored method fn of a TorchScript class on its instance: the Object
+    as a Python instance of the class, whose fields are written back after the call (torch passes the object itself,
+    so what the method assigns is the script's)."""
+    def call(obj, *args):
+        from torchlite.jit._script import _object_out, _to_input
+        from torchlite.jit._script import classes
+        inst = _object_out(obj, self_type)
+        try:
+            return checked(fn(inst, *args), rt)
+        finally:
+            info = classes.info(self_type.cls)
+            for f in info.fields:
+                ft = info.types.get(f)
+                if ft is not None and hasattr(inst, f):
+                    obj.setattr(f, _to_input(getattr(inst, f), ft))
+    return _jit._register_python_op(call)
+
+
 class _Tree:
     """A registered Object tree: its root and the module state kept in step around a call (_module_state.py)."""
     __slots__ = ("root", "state", "slots", "ids", "__weakref__")
