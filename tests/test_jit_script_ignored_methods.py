@@ -315,3 +315,49 @@ def test_ignored_method_of_a_script_class_instance_as_torch():
     for k in (1, 5):
         (r, n, t), (r2, n2, t2) = ours(tl.zeros(1), k), theirs(torch.zeros(1), k)
         assert (r, n, t.tolist()) == (r2, n2, t2.tolist()) == ((3 + k) * 10, 3 + k, [3.0 + k])
+
+
+FORWARD_SRC = """
+class UnusedForward(torch.nn.Module):
+    @torch.jit.unused
+    def forward(self, x):
+        return x + 1
+
+
+class IgnoredForward(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.k = 3
+
+    @torch.jit.ignore
+    def forward(self, x: Tensor) -> Tensor:
+        return x * self.k
+
+
+class Outer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.i = IgnoredForward()
+        self.u = UnusedForward()
+
+    def forward(self, x, flag: bool):
+        if flag:
+            return self.u(x)
+        return self.i(x) + 1
+"""
+
+
+def test_ignored_and_unused_forwards_as_torch():
+    ours_mod, theirs_mod = load(FORWARD_SRC, "torchlite"), load(FORWARD_SRC, "torch")
+    ours, theirs = tl.jit.script(ours_mod.Outer()), torch.jit.script(theirs_mod.Outer())
+    assert ours(tl.ones(1), False).tolist() == theirs(torch.ones(1), False).tolist() == [4.0]
+    msg = "annotated to be ignored and cannot be run"
+    with pytest.raises(RuntimeError, match=msg):
+        ours(tl.ones(1), True)
+    with pytest.raises(Exception, match=msg):  # torch.jit.Error
+        theirs(torch.ones(1), True)
+    # the scripted module's own @unused / @ignore'd forward stays Python (torch does not compile it)
+    for name in ("UnusedForward", "IgnoredForward"):
+        ours = tl.jit.script(getattr(ours_mod, name)())
+        theirs = torch.jit.script(getattr(theirs_mod, name)())
+        assert ours(tl.ones(1)).tolist() == theirs(torch.ones(1)).tolist()

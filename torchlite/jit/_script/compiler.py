@@ -230,7 +230,12 @@ class Compiler:
                 types.append(t)
                 defaults.append(default)
             ret_hint = hints.get("return")
-            result = self.body(fdef, env, ret_hint)
+            if python_methods.is_ignored(fn) and self_sv is not None:
+                # the scripted module's own @ignore'd/@unused forward: torch leaves it Python, so it runs as Python
+                # (a call of the method on the module)
+                result = self.python_op(fn, [env[n] for n in names], {}, fdef, self_sv=self_sv, call_unused=True)
+            else:
+                result = self.body(fdef, env, ret_hint)
             self.g.registerOutput(self.value(result, fdef))
             return names, types, defaults, result.type
         finally:
@@ -2009,6 +2014,8 @@ class Compiler:
     def call(self, func, args, kwargs, node):
         if func.module is not None:  # a submodule: its forward, inlined
             fwd = type(func.module).forward
+            if ignored(fwd):  # an @ignore'd / @unused forward: Python at run time, or torch's raise
+                return self.python_op(fwd, args, kwargs, node, self_sv=func)
             return self.inline(fwd, args, kwargs, node, self_sv=func)
         if func.self_sv is not None and isinstance(func.fn, str):
             return self.call_method(func.self_sv, func.fn, args, kwargs, node)
@@ -2065,7 +2072,13 @@ class Compiler:
         shown = repr(fn) if isinstance(fn, pytypes.BuiltinFunctionType) else repr(getattr(fn, "__name__", fn))
         raise self.error(node, f"Python builtin {shown} is currently not supported in Torchscript")
 
-    def python_op(self, fn, args, kwargs, node, self_sv=None):
+    def unused_call(self, rt, node):
+        """A call of an @unused function, as torch compiles it: a raise, and a value of type rt that is never made."""
+        self._emit_raise("builtins.RuntimeError", SV(T.STR, const=python_methods.UNUSED_MESSAGE), node)
+        none = self.value(SV(T.NONE, const=None), node)
+        return SV(rt, value=self.insert("prim::unchecked_cast", [none], [rt]).output())
+
+    def python_op(self, fn, args, kwargs, node, self_sv=None, call_unused=False):
         """A call of an @ignore'd function or module method: a prim::PythonOp node that calls it (with the GIL) when
         the graph runs, as PyTorch keeps it (such a graph cannot be saved); a method takes its module's Object first.
         An @unused one is torch's run-time error instead (a graph with it saves)."""
@@ -2080,10 +2093,8 @@ class Compiler:
         def where(msg):
             raise self.error(node, msg)
         rt = python_methods.return_type(fn, where)
-        if python_methods.is_unused(fn):  # as torch: raise, and a value of the type that is never made
-            self._emit_raise("builtins.RuntimeError", SV(T.STR, const=python_methods.UNUSED_MESSAGE), node)
-            none = self.value(SV(T.NONE, const=None), node)
-            return SV(rt, value=self.insert("prim::unchecked_cast", [none], [rt]).output())
+        if python_methods.is_unused(fn) and not call_unused:
+            return self.unused_call(rt, node)
         values = []
         for name, p in sig.parameters.items():
             if name in bound.arguments:
