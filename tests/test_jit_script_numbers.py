@@ -196,3 +196,13 @@ def test_number_results_refused_as_torch(src, msg):
     ours, theirs = errors(src)
     assert type(ours) is RuntimeError and isinstance(theirs, RuntimeError)
     assert msg in str(ours) and msg in str(theirs), (str(ours), str(theirs))
+
+
+@pytest.mark.parametrize("ann,values", [("int", (-3, 4, 0)), ("float", (-2.5, 3.0, -0.0)), (N, (-3, -2.5, 4))])
+def test_abs_of_numbers_as_torch(ann, values):
+    ours, theirs = both(f"def f(a: {ann}):\n    return abs(a)\n")
+    for v in values:
+        got, want = ours(v), theirs(v)
+        assert _same(got, want) and repr(got) == repr(want), (ann, v, got, want)
+    ours, theirs = both("def f(x: Tensor):\n    return abs(x)\n")
+    assert ours(tl.tensor([-1.0, 2.0])).tolist() == theirs(torch.tensor([-1.0, 2.0])).tolist()

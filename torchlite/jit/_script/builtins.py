@@ -51,6 +51,24 @@ def _minmax(kind, pyf):
     return mm
 
 
+def _abs(c, args, kwargs, node):
+    """abs(x): a tensor's aten::abs; a number's absolute value of its own type (int, float, or a Union[int, float]'s
+    number), as torch's aten::abs.int/float/Scalar."""
+    if len(args) != 1 or kwargs:
+        raise c.error(node, "abs() takes one argument")
+    x = c.number(args[0])
+    if x.is_const and isinstance(x.const, (int, float)):
+        return const_sv(abs(x.const))
+    k = x.type.kind if x.type is not None else None
+    if k == "float":
+        return SV(T.FLOAT, value=c.insert("prim::math", [c.value(x, node)], [T.FLOAT]).s_("fn", "fabs").output())
+    if k in ("int", "Number"):  # x < 0 ? -x : x
+        neg = c.compare_op(__import__("ast").Lt(), x, SV(T.INT, const=0), node)
+        return c.emit_if(neg, node, lambda e: ("return", e, SV(x.type, value=c.insert(
+            "prim::neg", [c.value(x, node)], [x.type]).output())), lambda e: ("return", e, x), {})[2]
+    return c.call_op("abs", [args[0]], {}, node)
+
+
 def _range(c, args, kwargs, node):
     raise c.unsupported(node, "range() can only be used as the iterable of a for loop")
 
@@ -381,5 +399,6 @@ BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::In
              math.sqrt: _math("sqrt", T.FLOAT), math.floor: _math("floor", T.INT), math.ceil: _math("ceil", T.INT),
              math.isinf: _math("isinf", T.BOOL), math.isnan: _math("isnan", T.BOOL),
              math.isfinite: _math("isfinite", T.BOOL), math.exp: _math("exp", T.FLOAT),
-             math.log: _math("log", T.FLOAT), math.prod: _math_const("prod"), math.pow: _math_const("pow"),
-             sum: _sum, ord: _ord_chr(ord, T.STR, T.INT), chr: _ord_chr(chr, T.INT, T.STR)}
+             math.log: _math("log", T.FLOAT), math.fabs: _math("fabs", T.FLOAT), math.prod: _math_const("prod"),
+             math.pow: _math_const("pow"),
+             sum: _sum, abs: _abs, ord: _ord_chr(ord, T.STR, T.INT), chr: _ord_chr(chr, T.INT, T.STR)}
