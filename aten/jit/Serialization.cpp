@@ -604,7 +604,8 @@ class GraphWriter {
   void node(const Node& n, int indent) {
     TL_CHECK(n.kind() != "prim::PythonOp", "Could not export Python function call '",
              n.hasAttribute("name") ? n.attr("name").toStringRef() : std::string("?"),
-             "'. Remove calls to Python functions (@torchlite.jit.ignore) before export.");
+             "'. Remove calls to Python functions before export. Did you forget to add @script or @script_method "
+             "annotation? If this is a nn.ModuleList, add it to __constants__");  // torch's words
     // As torch's: a module after optimize_for_inference (here: its fusion groups) is not serializable.
     TL_CHECK(n.kind() != "prim::FusionGroup", "jit.save: cannot save a prim::FusionGroup node (a graph fused by "
              "optimize_for_inference or fuse_elementwise); save the module before optimizing it");
