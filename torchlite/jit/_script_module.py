@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import operator
 import os
+import threading
 
 import torchlite as _tl
 from torchlite._C import _jit
@@ -163,6 +164,7 @@ class RecursiveScriptModule(ScriptModule):
             else:
                 self.__dict__[name] = value
         self.__dict__["_sync"] = None  # made at the first call (the whole tree is built by then)
+        self.__dict__["_state_lock"] = threading.RLock()  # held by calls that copy state (_module_state.py)
         # TorchScript classes' methods the archive carries: callable on the objects Python gets (_script_object.py)
         self.__dict__["_jit_classes"] = list(cpp.classes)
         if self._jit_classes:
@@ -178,7 +180,7 @@ class RecursiveScriptModule(ScriptModule):
                 for name, t in (m.__dict__.get("_jit_attributes") or {}).items():
                     entries.append((tuple(path.split(".")) if path else (), name, str(t) == "float"))
             graphs = [meth.graph for meth in self._methods.values() if meth.takes_self]
-            sync = StateSync(self, entries, graphs)
+            sync = StateSync(self, entries, graphs, lock=self.__dict__["_state_lock"])
             sync = self.__dict__["_sync"] = sync if sync else False
         return sync
 
