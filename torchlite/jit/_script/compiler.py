@@ -1156,10 +1156,6 @@ class Compiler:
         if not items:
             t = hint if hint is not None and hint.kind == "List" else T.List(T.TENSOR)
             sv = SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
-            if (hint is None or hint.kind != "List") and getattr(self.frames[-1].fn, "__module__", "").startswith("torchlite."):
-                # torchlite's own Python code (ConvTranspose's `min_sizes = []`, written for eager use, where
-                # torch's is annotated): typed by its first append, as before
-                self.open_lists[id(sv)] = [sv, None]  # (the SV is kept alive: its id stays its own)
             return sv
         et = items[0].type
         for i in items[1:]:
@@ -1231,10 +1227,6 @@ class Compiler:
             # torch's type-variable error (`sizes = []; sizes.append(n)` needs `sizes: List[int] = []`).
             t = hint if hint is not None and hint.kind == "List" else T.List(T.TENSOR)
             sv = SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
-            if (hint is None or hint.kind != "List") and getattr(self.frames[-1].fn, "__module__", "").startswith("torchlite."):
-                # torchlite's own Python code (ConvTranspose's `min_sizes = []`, written for eager use, where
-                # torch's is annotated): typed by its first append, as before
-                self.open_lists[id(sv)] = [sv, None]  # (the SV is kept alive: its id stays its own)
             return sv
         et = items[0].type
         for i in items[1:]:
