@@ -378,3 +378,25 @@ def test_attribute_whose_run_time_read_does_not_compile_stays_a_constant():
     finally:
         _archive_attributes._attempt = attempt
     assert len(calls) == 1
+
+
+class Flip(tl.nn.Module):
+    def forward(self, x, mode: bool):
+        before = self.training
+        self.training = mode
+        if self.training:
+            return x + 1, before
+        return x - 1, before
+
+
+def test_flag_assigned_by_script_reaches_python_after_loading():
+    """`self.training = mode` in script: the loaded module's flag follows the call (version 6: the header's flag,
+    copied in and out; tests/data/jit_archive_v5_training.pt, written by main at 2ecb66bf, saved it as an
+    attribute named `training`, which still loads)."""
+    for loaded in (_saved(tl, tl.jit.script(Flip())), tl.jit.load(os.path.join(DATA, "jit_archive_v5_training.pt"))):
+        out, before = loaded(tl.zeros(1), False)
+        assert out.tolist() == [-1.0] and before is True and loaded.training is False
+        out, before = loaded(tl.zeros(1), True)
+        assert out.tolist() == [1.0] and before is False and loaded.training is True
+        loaded.eval()
+        assert loaded(tl.zeros(1), True)[1] is False

@@ -266,7 +266,7 @@ class N(torch.nn.Module):
     assert body in str(ours.value) and "~" * len(body) in str(ours.value)  # the statement, underlined
 
 
-def test_submodule_and_training_assignment_refused():
+def test_submodule_assignment_refused():
     class P(nn.Module):  # (assigning a parameter scripts, as torch 2.13: test_jit_script_parameter_assignment.py)
         def __init__(self):
             super().__init__()
@@ -285,12 +285,7 @@ def test_submodule_and_training_assignment_refused():
     with pytest.raises(RuntimeError, match="Wrong type for attribute assignment. Expected __torch__"):
         tl.jit.script(S())
 
-    class T(P):
-        def forward(self, x):
-            self.training = False
-            return x
-    with pytest.raises(tl.jit.frontend.NotSupportedError, match="training flag"):
-        tl.jit.script(T())
+    # (`self.training = ...` scripts, as torch's: test_jit_script_training_setattr.py)
 
 
 def test_unassigned_attributes_stay_constants():

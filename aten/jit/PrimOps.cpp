@@ -370,6 +370,7 @@ Outs math_op(Stack& s, const Node& n) {
   if (fn == "isnan") return {IValue(std::isnan(x))};
   if (fn == "isfinite") return {IValue(std::isfinite(x))};
   if (fn == "exp") return {IValue(std::exp(x))};
+  if (fn == "fabs") return {IValue(std::fabs(x))};  // abs() of a float, math.fabs
   if (fn == "log") {
     TL_CHECK(x > 0, "ValueError: math domain error");
     return {IValue(std::log(x))};

@@ -606,7 +606,8 @@ class GraphWriter {
   void node(const Node& n, int indent) {
     TL_CHECK(n.kind() != "prim::PythonOp", "Could not export Python function call '",
              n.hasAttribute("name") ? n.attr("name").toStringRef() : std::string("?"),
-             "'. Remove calls to Python functions (@torchlite.jit.ignore) before export.");
+             "'. Remove calls to Python functions before export. Did you forget to add @script or @script_method "
+             "annotation? If this is a nn.ModuleList, add it to __constants__");  // torch's words
     // As torch's: a module after optimize_for_inference (here: its fusion groups) is not serializable.
     TL_CHECK(n.kind() != "prim::FusionGroup", "jit.save: cannot save a prim::FusionGroup node (a graph fused by "
              "optimize_for_inference or fuse_elementwise); save the module before optimizing it");
@@ -1013,7 +1014,9 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
     for (size_t i = 0; i < n; ++i) {
       Attribute a;
       a.name = attr_name();
-      if (a.name == "training") in.fail("an attribute named 'training' (the module header holds the flag)");
+      // (a version 5 writer saved a flag script assigns as an attribute; since version 6 the header holds it)
+      if (a.name == "training" && (version >= 6 || group == &m->constants))
+        in.fail("an attribute named 'training' (the module header holds the flag)");
       a.type = read_type(in, depth + 1);
       a.value = read_ivalue(in, tensors, depth + 1, version >= 5);
       if (!fits_type(a.value, *a.type))
@@ -1170,6 +1173,24 @@ void Module::bind_defaults(const std::string& name, const Method& m, std::vector
   }
 }
 
+namespace {
+
+bool tree_stateful(const Module& m) {
+  if (!m.attributes.empty()) return true;
+  for (const auto& [n, method] : m.methods)
+    if (method.takes_self && has_setattr(*method.graph)) return true;
+  for (const auto& [n, sub] : m.submodules)
+    if (tree_stateful(*sub)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool Module::stateful() const {
+  std::call_once(call_state->checked, [&] { call_state->stateful = tree_stateful(*this); });
+  return call_state->stateful;
+}
+
 std::vector<IValue> Module::run_method(const std::string& name, std::vector<IValue> inputs) {
   for (const auto& [n, method] : methods)
     if (n == name) {
@@ -1179,6 +1200,8 @@ std::vector<IValue> Module::run_method(const std::string& name, std::vector<IVal
       for (size_t i = 0; i < inputs.size() && first + i < params.size(); ++i)  // C++ gives dicts as plain lists
         if (has_dict(*params[first + i]->type())) inputs[i] = mark_dicts(inputs[i], *params[first + i]->type());
       if (!method.takes_self) return run_graph(*method.graph, std::move(inputs));
+      std::unique_lock<std::mutex> lock(call_state->lock, std::defer_lock);
+      if (stateful()) lock.lock();
       std::shared_ptr<Object> obj = object();
       inputs.insert(inputs.begin(), IValue(obj));
       if (!has_setattr(*method.graph)) return run_graph(*method.graph, std::move(inputs));
@@ -1220,6 +1243,7 @@ std::pair<M*, std::string> owner_of(M* m, const std::string& path) {
 }  // namespace
 
 IValue Module::attr(const std::string& path) const {
+  std::lock_guard<std::mutex> lock(call_state->lock);  // not while a call writes the attributes back
   auto [m, name] = owner_of(this, path);
   for (const Attribute& a : m->attributes)
     if (a.name == name) return a.value;
@@ -1230,6 +1254,7 @@ IValue Module::attr(const std::string& path) const {
 }
 
 void Module::setattr(const std::string& path, IValue value) {
+  std::lock_guard<std::mutex> lock(call_state->lock);
   auto [m, name] = owner_of(this, path);
   for (Attribute& a : m->attributes)
     if (a.name == name) {

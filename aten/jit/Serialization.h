@@ -7,6 +7,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -69,6 +70,16 @@ struct Module {
   // methods compiled with the object as `self`, so a process that never scripted the class can call them on
   // the objects it gets (torch's ScriptObject methods).
   std::vector<std::shared_ptr<Module>> classes;
+  // Concurrent run_method calls (C++ threads): a tree whose methods assign attributes or buffers
+  // (prim::SetAttr) or that has run-time attributes is run one call at a time (each call builds the
+  // object from the tree and writes back what it assigned: overlapping calls would lose updates and
+  // race on the attribute values); other trees run concurrently. Shared by copies of the Module.
+  struct CallState {
+    std::mutex lock;
+    std::once_flag checked;
+    bool stateful = false;
+  };
+  std::shared_ptr<CallState> call_state = std::make_shared<CallState>();
 
   // The attributes as prim::GetAttr reads them (parameters, buffers, attributes, the training flag
   // and submodules, recursively).
@@ -77,6 +88,8 @@ struct Module {
   // trailing arguments take the method's defaults. What the graph assigns (prim::SetAttr: attributes,
   // buffers) is written back into this tree, so the next call and a save see it.
   std::vector<IValue> run_method(const std::string& name, std::vector<IValue> inputs);
+  // Whether run_method takes call_state->lock (decided at the first call).
+  bool stateful() const;
   // Fills `inputs` (without self) up to the method's arguments from its defaults; raises torch's
   // errors for too many or a missing one.
   static void bind_defaults(const std::string& name, const Method& m, std::vector<IValue>& inputs);

@@ -210,7 +210,8 @@ bool is_subtype(const Type& have, const Type& want) {
   if (have.kind == K::Any || want.kind == K::Any) return true;
   if (want.kind == K::Optional) return have.kind == K::None || is_subtype(have, *want.elems[0]);
   if (have.kind == K::Optional) return is_subtype(*have.elems[0], want);
-  if (want.kind == K::Number) return have.kind == K::Int || have.kind == K::Float || have.kind == K::Bool;
+  if (want.kind == K::Number)
+    return have.kind == K::Int || have.kind == K::Float || have.kind == K::Bool || have.kind == K::Number;
   if (want.kind == K::Float) return have.kind == K::Float || have.kind == K::Int;
   if (want.kind == K::Device) return have.kind == K::Device || have.kind == K::Str;
   if (want.kind == K::List) {

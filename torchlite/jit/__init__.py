@@ -16,6 +16,7 @@ from torchlite.jit._trace import (  # noqa: F401
     TracingCheckError,
     is_tracing,
     trace,
+    trace_module,
 )
 from torchlite.jit._serialization import load, save  # noqa: F401
 from torchlite.jit._script import (  # noqa: F401
@@ -29,8 +30,9 @@ from torchlite.jit._script import (  # noqa: F401
     unused,
 )
 from torchlite.jit import frontend  # noqa: F401
+from torchlite.jit._compilation_unit import CompilationUnit  # noqa: F401
 from torchlite.jit._freeze import freeze, optimize_for_inference, run_frozen_optimizations  # noqa: F401
 
 # torch.jit.__all__ lists these; it imports the tracing and module classes all the same.
-__all__ = ["script", "trace", "save", "load", "freeze", "optimize_for_inference", "ScriptModule", "ScriptFunction",
+__all__ = ["script", "trace", "trace_module", "save", "load", "freeze", "optimize_for_inference", "ScriptModule", "ScriptFunction", "CompilationUnit",
            "annotate", "ignore", "export", "unused"]

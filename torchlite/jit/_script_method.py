@@ -38,6 +38,10 @@ class ScriptMethod:
 
     @property
     def schema(self) -> str:
+        traced = self._module.__dict__.get("_traced_schemas")  # a traced method's, from its examples
+        if traced and self.name in traced:
+            return traced[self.name]
+        from torchlite.jit._code import plain_type  # (a loaded trace's types are complete: shapes dropped)
         m = self._method
         inputs = m.graph.inputs()
         parts = []
@@ -47,8 +51,8 @@ class ScriptMethod:
         names = m.arg_names or [v.debugName() for v in inputs]
         defaults = m.defaults or [None] * len(names)
         for v, name, d in zip(inputs, names, defaults):
-            parts.append(f"{v.type()} {name}" + ("" if d is None else f"={default_str(d[0])}"))
-        outs = [str(v.type()) for v in m.graph.outputs()]
+            parts.append(f"{plain_type(str(v.type()))} {name}" + ("" if d is None else f"={default_str(d[0])}"))
+        outs = [plain_type(str(v.type())) for v in m.graph.outputs()]
         # (one return is written bare, a tuple type in parentheses of its own, as torch: `-> ((Tensor, str))`)
         ret = outs[0] if len(outs) == 1 and not outs[0].startswith("(") else f"({', '.join(outs)})"
         return f"{self.name}({', '.join(parts)}) -> {ret}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import operator
 import os
+import threading
 
 import torchlite as _tl
 from torchlite._C import _jit
@@ -197,6 +198,7 @@ class RecursiveScriptModule(ScriptModule):
             else:
                 self.__dict__[name] = value
         self.__dict__["_sync"] = None  # made at the first call (the whole tree is built by then)
+        self.__dict__["_state_lock"] = threading.RLock()  # held by calls that copy state (_module_state.py)
         # TorchScript classes' methods the archive carries: callable on the objects Python gets (_script_object.py)
         self.__dict__["_jit_classes"] = list(cpp.classes)
         if self._jit_classes:
@@ -226,7 +228,9 @@ class RecursiveScriptModule(ScriptModule):
                 for name, t in (m.__dict__.get("_jit_attributes") or {}).items():
                     if (key, name) in written or (key, name) in read and _mutable(t):
                         entries.append((key, name, str(t) == "float"))
-            sync = StateSync(self, entries, graphs)
+                if (key, "training") in written and "training" not in (m.__dict__.get("_jit_attributes") or {}):
+                    entries.append((key, "training", False))  # (script's `self.training = mode`: Python sees it)
+            sync = StateSync(self, entries, graphs, lock=self.__dict__["_state_lock"])
             sync = self.__dict__["_sync"] = sync if sync else False
         return sync
 
@@ -288,7 +292,9 @@ class RecursiveScriptModule(ScriptModule):
     def code(self) -> str:
         from torchlite.jit._code import graph_code
 
-        forward = self._method("forward")
+        forward = self._methods.get("forward")
+        if forward is None:  # (no forward: no code, as torch's)
+            raise AttributeError("'RecursiveScriptModule' object has no attribute 'code'")
         return graph_code(forward.graph, "forward", forward.defaults)
 
     def _object(self):
@@ -311,8 +317,8 @@ class RecursiveScriptModule(ScriptModule):
 
     def forward(self, *args, **kwargs):
         forward = self.__dict__["_forward"]
-        if forward is None:
-            self._method("forward")  # raises
+        if forward is None:  # (trace_module without "forward"): torch's error
+            raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'")
         graph, takes_self, n_args = forward
         if len(args) == n_args and all(map(_is_tensor, args)) and not kwargs and \
                 (self.__dict__["_sync"] is False or not self._state()):

@@ -6,6 +6,7 @@ with a TracerWarning where a tensor was turned into a Python value (data-depende
 from __future__ import annotations
 
 import inspect
+import re
 import warnings
 
 
@@ -133,10 +134,14 @@ def _parameter_names(fn, count):
     return params[:count] + [""] * (count - len(params[:count]))
 
 
-def _record(fn, args, module=None):
-    """Traces fn(*args) into a new Graph; returns (graph, the Python outputs)."""
+def _record(fn, args, module=None, names_from=None):
+    """Traces fn(*args) into a new Graph; returns (graph, the Python outputs). With a module, the graph's first
+    input is the module (`%self`); the inputs are named after the parameters of `names_from` (the module's
+    forward by default, a traced method's own for trace_module)."""
     graph = _jit.Graph()
-    names = _parameter_names(module.forward if module is not None else fn, len(args))
+    if names_from is None:
+        names_from = module.forward if module is not None else fn
+    names = _parameter_names(names_from, len(args))
     self_value = None
     if module is not None:
         self_value = graph.addInput("self")
@@ -160,18 +165,36 @@ def _record(fn, args, module=None):
 
 
 def _capture_inputs(path, captured):
-    """A forward pre-hook keeping the first positional inputs a submodule gets in the trace (the
+    """A forward pre-hook keeping the positional inputs of each call of a submodule in the trace (the
     tensors themselves: copying them would record ops)."""
     def hook(module, inputs):
-        captured.setdefault(path, inputs)
+        captured.setdefault(path, []).append(inputs)
     return hook
 
 
+def _traced_with_hooks(module, record):
+    """record() with every submodule's calls captured: (its result, {path: [inputs of each call]})."""
+    captured = {}
+    handles = [sub.register_forward_pre_hook(_capture_inputs(path, captured))
+               for path, sub in module.named_modules() if path]
+    try:
+        return record(), captured
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def submodule_method_names(count):
+    """The methods a submodule's calls become, as torch.jit names them: forward, forward1, forward2..."""
+    return ["forward" if i == 0 else f"forward{i}" for i in range(count)]
+
+
 def _submodule_graphs(module, captured):
-    """{dotted path: graph} of the submodules called in the trace, each traced alone on the inputs
-    it got there, as torch.jit traces every submodule into its own TracedModule: a saved and loaded
-    module's submodules can be called. A submodule that cannot be traced alone (keyword-only
-    inputs, non-tensor inputs or outputs) gets no graph."""
+    """{dotted path: [graph per call]} of the submodules called in the trace, each call traced alone on
+    the inputs it got there, as torch.jit traces every call of a submodule into a method of its own
+    (`forward`, `forward1`, ... in call order, over every traced method): a saved and loaded module's
+    submodules can be called. A call that cannot be traced alone (keyword-only inputs, non-tensor
+    inputs or outputs) gets no graph."""
     graphs = {}
     subs = dict(module.named_modules())
     # Running a submodule again must leave no trace: it runs on copies of its inputs, and buffers
@@ -180,14 +203,16 @@ def _submodule_graphs(module, captured):
         buffers = [(b, b.clone()) for b in module.buffers()]
     rng = _tl.get_rng_state()
     try:
-        for path, inputs in captured.items():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    # copies: an in-place submodule must not write the caller's tensors a second time
-                    graphs[path], _ = _record(subs[path], _clone_inputs(tuple(inputs)), module=subs[path])
-                except Exception:  # noqa: BLE001 - best effort, the top-level trace stands on its own
-                    continue
+        for path, calls in captured.items():
+            for inputs in calls:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        # copies: an in-place submodule must not write the caller's tensors a second time
+                        g, _ = _record(subs[path], _clone_inputs(tuple(inputs)), module=subs[path])
+                    except Exception:  # noqa: BLE001 - best effort, the top-level trace stands on its own
+                        continue
+                graphs.setdefault(path, []).append(g)
     finally:
         with _tl.no_grad():
             for b, saved in buffers:
@@ -211,11 +236,17 @@ def _tensor_outputs(value):
     return [v for v in values if isinstance(v, _tl.Tensor)]
 
 
+_SHAPED = re.compile(r"(?<!::)\b[A-Z][A-Za-z0-9]*\([^()]*\)")  # a complete tensor type: Float(2, 3, strides=...)
+
+
 def _graph_differences(graph, check_graph):
     """(graph diff, tensor-constant diff) between a trace and its repeat on the check inputs,
     each None when they agree."""
     first, second = str(graph), str(check_graph)
-    graph_diff = None if first == second else f"First graph:\n{first}\nSecond graph:\n{second}"
+    # as torch's check, the graphs are compared with their shape information erased (a check input of
+    # another shape traces the same graph; what the trace specialized to shapes shows in its constants)
+    same = _SHAPED.sub("Tensor", first) == _SHAPED.sub("Tensor", second)
+    graph_diff = None if same else f"First graph:\n{first}\nSecond graph:\n{second}"
     tensor_diff = None
     if graph_diff is None:
         for a, b in zip(graph.nodes(), check_graph.nodes()):
@@ -228,14 +259,14 @@ def _graph_differences(graph, check_graph):
     return graph_diff, tensor_diff
 
 
-def _check(traced, fn, check_inputs, tolerance, module):
-    """torch.jit.trace's check: the trace and the Python function on each check input must agree
-    (TracerWarning otherwise), and tracing again on it must give the same graph and tensor
-    constants (TracingCheckError otherwise)."""
+def _check(graph, run, fn, check_inputs, tolerance, module, names_from=None):
+    """torch.jit.trace's check of a traced `graph` (run by `run(*args)`) against the Python `fn`: on each
+    check input they must agree (TracerWarning otherwise), and tracing again on it must give the same
+    graph and tensor constants (TracingCheckError otherwise)."""
     warned_nondeterministic = []
 
     def warn_nondeterministic():
-        nodes = [n for n in traced.graph.nodes() if n.isNondeterministic()]
+        nodes = [n for n in graph.nodes() if n.isNondeterministic()]
         if nodes and not warned_nondeterministic:
             warned_nondeterministic.append(True)
             warnings.warn("Trace had nondeterministic nodes. Did you forget call .eval() on your model? Nodes:\n"
@@ -246,8 +277,8 @@ def _check(traced, fn, check_inputs, tolerance, module):
     for args in check_inputs:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TracerWarning)
-            check_graph, _ = _record(fn, _clone_inputs(args), module)
-        got = _tensor_outputs(traced(*_clone_inputs(args)))
+            check_graph, _ = _record(fn, _clone_inputs(args), module, names_from)
+        got = _tensor_outputs(run(*_clone_inputs(args)))
         expected = _tensor_outputs(fn(*_clone_inputs(args)))
         for i, (g, e) in enumerate(zip(got, expected)):
             try:
@@ -262,33 +293,55 @@ def _check(traced, fn, check_inputs, tolerance, module):
                 warn_nondeterministic()
                 warnings.warn(f"Output nr {i + 1}. of the traced function does not match the corresponding output "
                               f"of the Python function. Detailed error:\n{err}", TracerWarning, stacklevel=3)
-        graph_diff, tensor_diff = _graph_differences(traced.graph, check_graph)
+        graph_diff, tensor_diff = _graph_differences(graph, check_graph)
         if graph_diff is not None or tensor_diff is not None:
             raise TracingCheckError(graph_diff, tensor_diff)
 
 
 class TracedModule(ScriptModule):
     """A traced module: `forward` runs the traced graph in the C++ interpreter, reading the
-    parameters and buffers of the module it was traced from (shared, not copied)."""
+    parameters and buffers of the module it was traced from (shared, not copied). Made by
+    trace_module, it holds a graph per traced method: the others are ScriptMethods
+    (`traced.encode(...)`, `.graph`, `.code`, `.schema`)."""
 
-    def __init__(self, module, graph):
+    def __init__(self, module, graph, methods=None):
         super().__init__()
         self.__dict__["_parameters"] = module._parameters
         self.__dict__["_buffers"] = module._buffers
         self.__dict__["_modules"] = module._modules
         self.__dict__["_traced_from"] = module
-        self.__dict__["graph"] = graph
+        methods = {"forward": graph} if methods is None else dict(methods)
+        self.__dict__["_traced_methods"] = {name: _jit.Method(g, True) for name, g in methods.items()}
+        if "forward" in methods:  # (trace_module without "forward": no graph, as torch's)
+            self.__dict__["graph"] = methods["forward"]
         self.training = module.training
 
     @property
     def code(self) -> str:
         from torchlite.jit._code import graph_code
 
-        return graph_code(self.graph)
+        return graph_code(self._forward_graph())
 
     @property
     def inlined_graph(self):
-        return self.graph
+        return self._forward_graph()
+
+    @property
+    def original_name(self) -> str:
+        return type(self._traced_from).__name__
+
+    def _forward_graph(self):
+        try:
+            return self.graph  # (a scripted module's is a property)
+        except AttributeError:  # torch's message (its module is a RecursiveScriptModule underneath)
+            raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'") from None
+
+    def __getattr__(self, name):
+        methods = self.__dict__.get("_traced_methods")
+        if methods and name != "forward" and name in methods:
+            from torchlite.jit._script_method import ScriptMethod
+            return ScriptMethod(self, name, methods[name])
+        return super().__getattr__(name)
 
     def _object(self):
         """The module Object, rebuilt only when a parameter or buffer was replaced (assigned anew):
@@ -306,6 +359,8 @@ class TracedModule(ScriptModule):
     def forward(self, *args):
         if _jit._is_tracing():  # traced inside another trace: run the Python module so its ops are recorded
             return self._traced_from(*args)
+        if "graph" not in self.__dict__:  # trace_module without "forward"
+            self._forward_graph()
         inputs = [self._object()]
         for a in args:
             if isinstance(a, _tl.Tensor):  # the common case, without a call
@@ -316,6 +371,17 @@ class TracedModule(ScriptModule):
         _fuser.record_executed(graph)
         return _jit.run_graph(graph, inputs)[0]
 
+    def _run(self, method, args, kwargs=None, name="forward"):
+        """A traced method other than forward (ScriptMethod's call): its graph on the module and the
+        flattened tensors of its arguments (keywords by the traced parameters' names)."""
+        if _jit._is_tracing():  # inside another trace: the Python method, so its ops are recorded
+            return getattr(self._traced_from, name)(*args, **(kwargs or {}))
+        args = _bind_traced(name, self._traced_params[name], args, kwargs or {}, self._traced_schemas[name])
+        inputs = [self._object()]
+        for a in args:
+            inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
+        return _jit.run_graph(method.graph, inputs)[0]
+
     def graph_for(self, *args, **kwargs):
         """The graph a call runs (torch.jit's graph_for): the fused copy when fusion is on."""
         return _fuser.optimized_graph(self)
@@ -324,7 +390,8 @@ class TracedModule(ScriptModule):
         return type(self._traced_from).__name__
 
     def _cpp_module(self):
-        m = cpp_module(self._traced_from, [("forward", _jit.Method(self.graph, True))])
+        methods = [(name, _jit.Method(m.graph, True)) for name, m in self._traced_methods.items()]
+        m = cpp_module(self._traced_from, methods)
         m.training = self.training
         graphs = self.__dict__.get("_submodule_graphs", {})
 
@@ -332,10 +399,50 @@ class TracedModule(ScriptModule):
             for name, sub in tree.submodules:
                 path = f"{prefix}.{name}" if prefix else name
                 if path in graphs:
-                    sub.methods = [("forward", _jit.Method(graphs[path], True))]
+                    sub.methods = [(n, _jit.Method(g, True))
+                                   for n, g in zip(submodule_method_names(len(graphs[path])), graphs[path])]
                 attach(sub, path)
         attach(m, "")
         return m
+
+
+def _bind_traced(name, params, args, kwargs, schema):
+    """Positional and keyword arguments of a traced method bound to its traced parameters, with torch's
+    errors (which count `self` and end with the method's schema)."""
+    if len(args) == len(params) and not kwargs:
+        return args
+    where = f" Declaration: {schema}"
+    if len(args) > len(params):
+        raise RuntimeError(f"{name}() expected at most {len(params) + 1} argument(s) but received "
+                           f"{len(args) + 1} argument(s).{where}")
+    values = list(args)
+    kwargs = dict(kwargs)
+    for p in params[len(args):]:
+        if p not in kwargs:
+            raise RuntimeError(f"{name}() is missing value for argument '{p}'.{where}")
+        values.append(kwargs.pop(p))
+    if kwargs:
+        raise RuntimeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'.{where}")
+    return tuple(values)
+
+
+def _example_type(value) -> str:
+    """The schema type of a traced method's argument, from its example (torch's: Tensor, (Tensor, Tensor),
+    Tensor[])."""
+    if isinstance(value, tuple):
+        return f"({', '.join(_example_type(v) for v in value)})"
+    if isinstance(value, list):
+        return f"{_example_type(value[0]) if value else 'Tensor'}[]"
+    return "Tensor"
+
+
+def _traced_schema(name, module, params, args, graph) -> str:
+    """A traced method's schema as torch writes it: `encode(__torch__.Net self, Tensor a, Tensor b) ->
+    ((Tensor, Tensor))` (argument types from the examples, shapes dropped)."""
+    from torchlite.jit._code import plain_type
+    parts = [f"{_module_type_name(module)} self"] + [f"{_example_type(a)} {p}" for p, a in zip(params, args)]
+    out = plain_type(str(graph.outputs()[0].type()))
+    return f"{name}({', '.join(parts)}) -> {f'({out})' if out.startswith('(') else out}"
 
 
 class TopLevelTracedModule(TracedModule):
@@ -355,7 +462,7 @@ class _TracedFunction(FunctionArchive):
     def code(self) -> str:
         from torchlite.jit._code import graph_code
 
-        return graph_code(self.graph)
+        return graph_code(self.graph, self.__name__)  # (named after the function, as torch's)
 
     @property
     def inlined_graph(self):
@@ -396,14 +503,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         raise RuntimeError("example_kwarg_inputs or example_inputs should be provided")
     args = (example_inputs,) if isinstance(example_inputs, _tl.Tensor) else tuple(example_inputs)
     if isinstance(func, _tl.nn.Module):
-        captured = {}
-        handles = [sub.register_forward_pre_hook(_capture_inputs(path, captured))
-                   for path, sub in func.named_modules() if path]
-        try:
-            graph, _ = _record(func, args, module=func)
-        finally:
-            for h in handles:
-                h.remove()
+        (graph, _), captured = _traced_with_hooks(func, lambda: _record(func, args, module=func))
         traced = TopLevelTracedModule(func, graph)
         traced.__dict__["_submodule_graphs"] = _submodule_graphs(func, captured)
         python_fn = func
@@ -416,5 +516,65 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     if check_trace:
         checks = [args] if check_inputs is None else [
             (c,) if isinstance(c, _tl.Tensor) else tuple(c) for c in check_inputs]
-        _check(traced, python_fn, checks, check_tolerance, func if isinstance(func, _tl.nn.Module) else None)
+        _check(traced.graph, traced, python_fn, checks, check_tolerance,
+               func if isinstance(func, _tl.nn.Module) else None)
+    return traced
+
+
+def _make_tuple(example_inputs):
+    """A method's example inputs as its positional arguments (torch.jit's make_tuple: a tensor or a dict is one
+    argument, a tuple is the arguments, anything else is iterated)."""
+    if isinstance(example_inputs, (_tl.Tensor, dict)):
+        return (example_inputs,)
+    if not isinstance(example_inputs, tuple):
+        return tuple(example_inputs)
+    return example_inputs
+
+
+def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None, check_tolerance=1e-5, strict=True,
+                 _force_outplace=False, _module_class=None, _compilation_unit=None, example_inputs_is_kwarg=False,
+                 _store_inputs=True):
+    """Traces the methods of `mod` named in `inputs` ({method name: example inputs}), each into a graph of
+    its own, and returns one TopLevelTracedModule holding them all, as torch.jit.trace_module: `forward`
+    is its call, the others ScriptMethods (`traced.encode(a, b)`), all saved together. A method calling a
+    submodule inlines its ops into its own graph; each call of a submodule is also traced alone into a
+    method of that submodule (forward, forward1, ... in call order, as torch names them), which a saved
+    and loaded module keeps. With check_trace, each method is checked as trace() checks forward, on the
+    dicts of `check_inputs` (the method's entry of each) or on `inputs`."""
+    if optimize is not None:
+        warnings.warn("`optimize` is deprecated and has no effect. Use `with torch.jit.optimized_execution()` "
+                      "instead", FutureWarning, stacklevel=2)
+    if not isinstance(mod, _tl.nn.Module):
+        raise AttributeError("expected torch.nn.Module as the first argument")
+    if not isinstance(inputs, dict):
+        raise AttributeError("expected a dictionary of (method_name, input) pairs")
+    if example_inputs_is_kwarg:
+        raise NotImplementedError("torchlite.jit.trace_module: example_inputs_is_kwarg is not supported yet")
+    graphs, calls = {}, []  # calls: (name, Python callable, the function whose parameters name the inputs)
+    captured, params, schemas = {}, {}, {}
+    for name, example in inputs.items():
+        if name == "forward":  # Module.__call__ (hooks included), the inputs named after forward's parameters
+            fn, names_from = mod, getattr(mod, name)
+        else:
+            fn = names_from = getattr(mod, name)  # AttributeError / TypeError as torch for a bad name
+        args = _make_tuple(example)
+        (graphs[name], _), seen = _traced_with_hooks(
+            mod, lambda: _record(fn, args, module=mod, names_from=names_from))
+        for path, more in seen.items():  # every method's submodule calls, in the order traced
+            captured.setdefault(path, []).extend(more)
+        calls.append((name, fn, names_from))
+        params[name] = _parameter_names(names_from, len(args))
+        schemas[name] = _traced_schema(name, mod, params[name], args, graphs[name])
+    traced = TopLevelTracedModule(mod, graphs.get("forward"), graphs)
+    traced.__dict__["_traced_params"] = params
+    traced.__dict__["_traced_schemas"] = schemas
+    traced.__dict__["_submodule_graphs"] = _submodule_graphs(mod, captured)
+    if check_trace:
+        checks = [dict(((c,) if isinstance(c, _tl.Tensor) else c).items())  # (torch's: a tuple has no items)
+                  for c in ((inputs,) if check_inputs is None else check_inputs)]
+        for name, fn, names_from in calls:
+            if any(name not in c for c in checks):  # (torch traces each check dict's methods, then looks it up)
+                raise RuntimeError(f"Method '{name}' is not defined.")
+            run = traced if name == "forward" else getattr(traced, name)
+            _check(graphs[name], run, fn, [_make_tuple(c[name]) for c in checks], check_tolerance, mod, names_from)
     return traced

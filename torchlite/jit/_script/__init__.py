@@ -7,12 +7,14 @@ of non-user objects (forwarding lambdas, scripted submodules, unannotated defaul
 from __future__ import annotations
 
 import inspect
+import threading
 import weakref
 
 import torchlite as _tl
 from torchlite._C import _jit
 from torchlite.jit._script import concrete_type
 from torchlite.jit._script import types as T
+from torchlite.jit._script import python_methods
 from torchlite.jit._script.compiler import Compiler
 from torchlite.jit._script.values import SV
 from torchlite.jit._module_state import StateSync, run_with_state
@@ -22,20 +24,31 @@ from torchlite.jit._dict_list import DictList, refuse_empty
 
 
 def ignore(drop=False, **kwargs):
-    """@torchlite.jit.ignore: the function stays Python; calling it from scripted code is a compile
-    error (torchlite's graphs hold no Python ops, so it could not run or be saved)."""
+    """@torchlite.jit.ignore: the function (or module method) stays Python; script calls it through a
+    prim::PythonOp node when the graph runs, and a graph holding one cannot be saved (as torch's).
+    ignore(drop=True) is torch's deprecated form of @unused."""
     if callable(drop):
         drop._torchlite_jit_ignore = True
         return drop
+    if drop:
+        import warnings
+        warnings.warn("ignore(True) has been deprecated. TorchScript will now drop the function call on "
+                      "compilation. Use torch.jit.unused now. {}", category=FutureWarning, stacklevel=2)
 
     def deco(fn):
         fn._torchlite_jit_ignore = True
+        if drop:
+            fn._torchlite_jit_unused = True
         return fn
     return deco
 
 
 def unused(fn):
-    return ignore(fn)
+    """@torchlite.jit.unused: script compiles a call of it to torch's run-time error ("This Python function is
+    annotated to be ignored and cannot be run"); the graph saves."""
+    fn._torchlite_jit_ignore = True
+    fn._torchlite_jit_unused = True
+    return fn
 
 
 def export(fn):
@@ -337,10 +350,36 @@ def _compile(fn, self_sv=None, attrs=None):
         self_value.setType(T.ir_type(self_sv.type))
         self_sv.value = self_value
     names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
+    if c.container_constants:  # a module's list or dict the graph may change: read at run time instead
+        _containers_written(c.container_constants, graph, attrs)
     from torchlite.jit._passes.script_optimization import optimize_script_graph
     optimize_script_graph(graph)  # DCE of what inlining left unused, constant pooling, CSE, If simplification
     graph.lint()
     return graph, _Signature(names, types, defaults, ret)
+
+
+def _containers_written(constants, graph, attrs):
+    """Registers as run-time attributes the lists and dicts of module attributes that `graph` holds as constants
+    and may change (attribute_containers.py), and compiles the module again (Recompile) if there are any."""
+    from torchlite.jit._script import attribute_containers
+    from torchlite.jit._script.attributes import declared_type
+    added = False
+    for module, name in attribute_containers.written(graph, constants):
+        if attrs.type_of(module, name) is not None:
+            continue
+        try:
+            t = declared_type(module, name, _refuse)
+        except ValueError:
+            continue
+        if t is not None and t.kind in ("List", "Dict", "Tuple"):
+            attrs.add(module, name, t)
+            added = True
+    if added:
+        raise Recompile()
+
+
+def _refuse(msg):
+    raise ValueError(msg)
 
 
 class ScriptFunction(FunctionArchive):
@@ -360,8 +399,9 @@ class ScriptFunction(FunctionArchive):
 
     @property
     def code(self):
-        from torchlite.jit._code import graph_code
-        return graph_code(self.graph)
+        from torchlite.jit._code import graph_code  # (named after the function, defaults written, as torch's)
+        defaults = [None if d is inspect.Parameter.empty or d is _NO_DEFAULT else (d,) for d in self._sig.defaults]
+        return graph_code(self.graph, self.__name__, defaults)
 
     @property
     def inlined_graph(self):
@@ -445,6 +485,15 @@ from torchlite.jit._script_copy import script_copy  # noqa: E402
 from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
 
 
+class _PythonMethods:
+    """A scripted module's `$sync` when its graphs call @ignore'd methods: the state to keep in step (a StateSync or
+    None) and the mark that each call registers the module's Object tree first (python_methods.register_tree)."""
+    __slots__ = ("state",)
+
+    def __init__(self, state):
+        self.state = state
+
+
 class ScriptedModule(_TracedModule):
     """What script(module) returns: runs on a copy of the module tree (torchlite/jit/_script_copy.py: the
     same tensors in slots of its own, as torch's); forward and the @export'ed methods run their compiled
@@ -456,11 +505,13 @@ class ScriptedModule(_TracedModule):
         _object_attributes.convert_tree(self._traced_from)  # instances of script classes held by attributes
         self.__dict__["_compiled_by_mode"] = {}
         self.__dict__["_attrs"] = AttributeState()  # the attributes compiled code assigns, over all modes
+        self.__dict__["_state_lock"] = threading.RLock()  # held by calls that copy state (_module_state.py)
         self.__dict__["graph"] = None
         del self.__dict__["graph"]  # `graph` is the property below
 
     def train(self, mode=True):
         super().train(mode)
+        self._traced_from.training = mode  # the copy's root too: compiled code may read it at run time
         self.__dict__.pop("_current", None)  # the training flags changed: look the graphs up again
         return self
 
@@ -494,6 +545,8 @@ class ScriptedModule(_TracedModule):
                                       if name != "forward" or inspect.getattr_static(type(m), "forward", None)
                                       is not _tl.nn.Module.forward])
         _object_attributes.register(module, attrs)
+        from torchlite.jit._script.attribute_containers import containers
+        attrs.containers = containers(module, attrs)  # lists and dicts a helper may change (a Recompile keeps them)
         known = len(attrs.types)
         key = concrete_type.key_of(module, attrs)
         found = concrete_type.lookup(key, module, attrs)  # another instance of this concrete type compiled them
@@ -522,7 +575,8 @@ class ScriptedModule(_TracedModule):
                    for (mid, name), t in attrs.types.items() if mid in paths]
         immutable = {(paths[mid], name) for (mid, name), t in attrs.types.items()
                      if mid in paths and t.kind in ("int", "float", "bool", "str")}
-        return StateSync(root, entries, [g for g, _ in found.values()], immutable)
+        # one lock per scripted module, whatever its mode (_module_state.py: concurrent calls)
+        return StateSync(root, entries, [g for g, _ in found.values()], immutable, self.__dict__["_state_lock"])
 
     def _compiled(self):
         current = self.__dict__.get("_current")
@@ -545,6 +599,9 @@ class ScriptedModule(_TracedModule):
             _read_attributes.record(module, _read_attributes.read_names(module, self.__dict__["_attrs"]))
             sync = self._state_sync(found)
             found["$sync"] = sync = sync if sync else None  # None: nothing to keep in step (the common case)
+            if python_methods.calls_methods(v[0] for k, v in found.items() if k[0] != "$"):
+                # ignored methods map their module's Object back to Python: calls take the slow path (_call)
+                found["$sync"] = sync = _PythonMethods(sync)
             found["$forward"] = found["forward"] + (sync,)  # what a call reads, in one lookup
             cache[key] = found
         self.__dict__["_current"] = found
@@ -554,10 +611,23 @@ class ScriptedModule(_TracedModule):
     def graph(self):
         return self._compiled()["forward"][0]
 
+
     def _call(self, graph, inputs, sync):
         if sync is None:
             return _run(graph, inputs)
-        return run_with_state(sync, inputs[0], self.__dict__["_cached_object"][1], lambda: _run(graph, inputs))
+        if type(sync) is _PythonMethods:  # the graphs call ignored methods: their Objects map to these modules
+            sync = sync.state
+            python_methods.register_tree(inputs[0], self, sync, self.__dict__["_cached_object"][1])
+            if sync is None:
+                return _run(graph, inputs)
+        try:
+            return run_with_state(sync, inputs[0], self.__dict__["_cached_object"][1], lambda: _run(graph, inputs))
+        finally:
+            if self._traced_from.training != self.__dict__["training"]:
+                # compiled code assigned `self.training` (as torch's, Python sees it): the next call takes the graphs
+                # of that mode
+                self.__dict__["training"] = self._traced_from.training
+                self.__dict__.pop("_current", None)
 
     @property
     def original_name(self):
@@ -586,6 +656,8 @@ class ScriptedModule(_TracedModule):
         if original is not None and name in original.__dict__ and not name.startswith("_"):
             # a plain attribute of the module (`scripted.count`), shared; an object as a new instance of its class
             return _object_attributes.to_python(original, name, original.__dict__[name])
+        if original is not None and python_methods.is_ignored(inspect.getattr_static(type(original), name, None)):
+            return getattr(type(original), name).__get__(self)  # an @ignore'd method: Python, on the scripted module
         return super().__getattr__(name)
 
     def __setattr__(self, name, value):

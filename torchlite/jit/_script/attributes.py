@@ -126,6 +126,7 @@ class AttributeState:
     def __init__(self):
         self.types = {}
         self.modules = {}
+        self.containers = {}  # the lists and dicts attributes hold, by id (attribute_containers.containers)
 
     def add(self, module, name, t):
         self.types[(id(module), name)] = t

@@ -18,6 +18,8 @@ def _convert(kind, t, pyf):
         if len(args) != 1 or kwargs:
             raise c.error(node, f"{pyf.__name__}() takes one argument")
         (x,) = args
+        if pyf is not bool:  # int(a), float(a) of a Union[int, float] (torch: aten::Int.Scalar); bool(a) is refused
+            x = c.number(x)
         if x.is_const and not isinstance(x.const, _tl.Tensor):
             try:
                 return SV(t, const=pyf(x.const))
@@ -36,16 +38,35 @@ def _minmax(kind, pyf):
     def mm(c, args, kwargs, node):
         if len(args) != 2:
             raise c.error(node, f"{pyf.__name__}() takes two numbers in script")
-        a, b = args
+        a, b = c.number(args[0]), c.number(args[1])
+        args = (a, b)
         if a.is_const and b.is_const:
             return const_sv(pyf(a.const, b.const))
-        if any(x.type is None or x.type.kind not in ("int", "float") for x in args):
+        if any(x.type is None or x.type.kind not in ("int", "float", "Number") for x in args):
             if any(x.type is not None and x.type.kind == "Tensor" for x in args):
                 return c.call_op("maximum" if pyf is max else "minimum", args, {}, node)
             raise c.error(node, f"{pyf.__name__}() takes numbers, got {a.type} and {b.type}")
-        t = T.FLOAT if T.FLOAT in (a.type, b.type) else T.INT
+        t = T.FLOAT if T.FLOAT in (a.type, b.type) else T.NUMBER if T.NUMBER in (a.type, b.type) else T.INT
         return SV(t, value=c.insert(kind, [c.value(a, node), c.value(b, node)], [t]).output())
     return mm
+
+
+def _abs(c, args, kwargs, node):
+    """abs(x): a tensor's aten::abs; a number's absolute value of its own type (int, float, or a Union[int, float]'s
+    number), as torch's aten::abs.int/float/Scalar."""
+    if len(args) != 1 or kwargs:
+        raise c.error(node, "abs() takes one argument")
+    x = c.number(args[0])
+    if x.is_const and isinstance(x.const, (int, float)):
+        return const_sv(abs(x.const))
+    k = x.type.kind if x.type is not None else None
+    if k == "float":
+        return SV(T.FLOAT, value=c.insert("prim::math", [c.value(x, node)], [T.FLOAT]).s_("fn", "fabs").output())
+    if k in ("int", "Number"):  # x < 0 ? -x : x
+        neg = c.compare_op(__import__("ast").Lt(), x, SV(T.INT, const=0), node)
+        return c.emit_if(neg, node, lambda e: ("return", e, SV(x.type, value=c.insert(
+            "prim::neg", [c.value(x, node)], [x.type]).output())), lambda e: ("return", e, x), {})[2]
+    return c.call_op("abs", [args[0]], {}, node)
 
 
 def _range(c, args, kwargs, node):
@@ -293,7 +314,7 @@ def _math(name, out):
     def f(c, args, kwargs, node):
         if len(args) != 1 or kwargs:
             raise c.error(node, f"math.{name}() takes one argument")
-        (x,) = args
+        x = c.number(args[0])  # a Union[int, float] too, as torch
         if x.is_const:
             try:
                 return const_sv(pyf(x.const))
@@ -378,5 +399,6 @@ BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::In
              math.sqrt: _math("sqrt", T.FLOAT), math.floor: _math("floor", T.INT), math.ceil: _math("ceil", T.INT),
              math.isinf: _math("isinf", T.BOOL), math.isnan: _math("isnan", T.BOOL),
              math.isfinite: _math("isfinite", T.BOOL), math.exp: _math("exp", T.FLOAT),
-             math.log: _math("log", T.FLOAT), math.prod: _math_const("prod"), math.pow: _math_const("pow"),
-             sum: _sum, ord: _ord_chr(ord, T.STR, T.INT), chr: _ord_chr(chr, T.INT, T.STR)}
+             math.log: _math("log", T.FLOAT), math.fabs: _math("fabs", T.FLOAT), math.prod: _math_const("prod"),
+             math.pow: _math_const("pow"),
+             sum: _sum, abs: _abs, ord: _ord_chr(ord, T.STR, T.INT), chr: _ord_chr(chr, T.INT, T.STR)}

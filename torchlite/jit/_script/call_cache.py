@@ -81,6 +81,8 @@ def arg_key(sv, attrs, memo, open_lists, seen):
     if sv.items is not None:
         return ("t", tuple(arg_key(i, attrs, memo, open_lists, seen) for i in sv.items))
     if sv.is_const:
+        if type(sv.const) in (list, dict) and id(sv.const) in getattr(attrs, "containers", ()):
+            raise Uncacheable  # a module's list or dict: the callee may change it (attribute_containers.py)
         try:
             value = concrete_type._value(sv.const, {})
         except concrete_type._Uncacheable:

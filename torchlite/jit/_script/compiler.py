@@ -12,6 +12,7 @@ import enum
 import inspect
 import operator
 import types as pytypes
+import typing
 
 import torchlite as _tl
 from torchlite._C import _jit
@@ -19,6 +20,7 @@ from torchlite.jit import frontend
 from torchlite.jit._script import attributes as A
 from torchlite.jit._script import call_cache
 from torchlite.jit._script import classes
+from torchlite.jit._script import python_methods
 from torchlite.jit._script import schema_match
 from torchlite.jit._script import str_methods
 from torchlite.jit._script import types as T
@@ -67,7 +69,7 @@ def _intrinsic(e, name) -> bool:
 
 
 def ignored(fn):
-    return getattr(fn, "_torchlite_jit_ignore", False)
+    return python_methods.is_ignored(fn)
 
 
 class _Range:
@@ -82,6 +84,11 @@ def _is_typing_form(v):
     """typing.List, Dict, Tuple, Optional, Union (and list/dict/tuple), subscripted in an expression."""
     import typing
     return isinstance(v, (type, typing._SpecialForm, typing._BaseGenericAlias)) and v in (typing.List, typing.Dict, typing.Tuple, typing.Optional, typing.Union, list, dict, tuple)
+
+
+
+def _refuse(msg):
+    raise ValueError(msg)
 
 
 class Frame:
@@ -117,6 +124,9 @@ class Compiler:
         self.constructing = []  # TorchScript classes whose __init__ is being compiled (it may add attributes)
         self.open_lists = {}  # id(SV) of a comprehension's list or an empty literal -> [SV, element type so far]
         self.module_keys = {}  # id(module) -> (module, its concrete-type key): call_cache's keys, per compilation
+        # [(Value, (obj, module, name))]: prim::Constants made of lists/dicts module attributes hold
+        # (attribute_containers.py: those the graph may change become run-time attributes)
+        self.container_constants = []
 
     # ---- errors --------------------------------------------------------------------------
     @property
@@ -160,10 +170,16 @@ class Compiler:
                 raise self.error(node, f"python value of type '{type(c).__name__}' cannot be used as a value. Perhaps "
                                        "it is a closed over global variable? If so, please consider passing it in as "
                                        "an argument or use a local variable instead.")
+            origin = self.attrs.containers.get(id(c)) if self.attrs is not None and type(c) in (list, dict) else None
+            if origin is not None and type(c) is dict and sv.type is not None and sv.type.kind == "Dict":
+                from torchlite.jit._script import _to_input
+                c = _to_input(c, sv.type)  # (the interpreter's form of a dict)
             try:
                 v = self.constant(c)
             except Exception:
                 raise self.error(node, f"Python value of type '{type(c).__name__}' cannot be used as a value")
+            if origin is not None and origin[0] is sv.const:
+                self.container_constants.append((v, origin))
             if sv.type is not None and not isinstance(c, _tl.Tensor):
                 v.setType(T.ir_type(sv.type))
             return v
@@ -223,7 +239,12 @@ class Compiler:
                 types.append(t)
                 defaults.append(default)
             ret_hint = hints.get("return")
-            result = self.body(fdef, env, ret_hint)
+            if python_methods.is_ignored(fn) and self_sv is not None:
+                # the scripted module's own @ignore'd/@unused forward: torch leaves it Python, so it runs as Python
+                # (a call of the method on the module)
+                result = self.python_op(fn, [env[n] for n in names], {}, fdef, self_sv=self_sv, call_unused=True)
+            else:
+                result = self.body(fdef, env, ret_hint)
             self.g.registerOutput(self.value(result, fdef))
             return names, types, defaults, result.type
         finally:
@@ -269,6 +290,7 @@ class Compiler:
             return self.uninitialized(ret_hint or T.NONE)
         result = status[2]
         if ret_hint is not None:
+            result = self.number_to(result, ret_hint, fdef)
             if not T.is_subtype(result.type, ret_hint):
                 raise self.error(self.frames[-1].last_return or fdef, f"Return value was annotated as having type {ret_hint} but is actually "
                                        f"of type {result.type}")
@@ -285,7 +307,9 @@ class Compiler:
             if isinstance(s, ast.Return):
                 if not allow_return:
                     raise self.unsupported(s, "return statements inside loops are not supported")
-                sv = SV(T.NONE, const=None) if s.value is None else self.expr(s.value, env)
+                # the return annotation types the literals returned (`return []` under `-> List[int]`), as torch's
+                sv = SV(T.NONE, const=None) if s.value is None else self.expr(s.value, env,
+                                                                             hint=self.frames[-1].return_hint)
                 self.frames[-1].last_return = s
                 if isinstance(s.value, ast.Name) and s.value.id == "$ret":  # a loop's return value: its type
                     t = self.frames[-1].loop_return_type
@@ -473,9 +497,6 @@ class Compiler:
         mod = base.module
         if mod is None or base.value is None:
             raise self.error(where, f"Tried to set an attribute: {name} on a non-class: {base.type}")
-        if name == "training":
-            raise self.unsupported(where, "assigning the training flag in script (script compiles a graph per "
-                                          "training mode: call train() / eval() from Python)")
         if name in mod._modules:
             raise self.error(where, f"Wrong type for attribute assignment. Expected {T.T('Module', module=mod._modules[name])} "
                                     f"but got {A.type_name(rhs.type) if rhs.type is not None else 'a non-value'}")
@@ -554,6 +575,14 @@ class Compiler:
             # As TorchScript (and eager Python): `x += y` on a tensor is in place.
             env[target.id] = self.call_op(_INPLACE[name], [cur, rhs], {}, s)
         elif cur.type is not None and cur.type.kind == "List" and isinstance(s.op, ast.Add):
+            et, other = cur.type.elems[0], rhs.type
+            if not (rhs.is_const and rhs.const == []) and (
+                    other is None or other.kind != "List" or not T.is_subtype(other.elems[0], et)):
+                elem = other.elems[0] if other is not None and other.kind == "List" else other
+                raise self.error(s, "Arguments for call are not valid.\nThe following variants are available:\n"
+                                    "  aten::add_.t(t[](a!) self, t[] b) -> t[]:\n  Could not match type "
+                                    f"{other} to List[t] in argument 'b': Type variable 't' previously matched to "
+                                    f"type {et} is matched to type {elem}.\n")
             self.insert("prim::extend", [self.value(cur, s), self.value(rhs, s)], [], n_out=0)
         else:
             env[target.id] = self.binop(s.op, cur, rhs, s)
@@ -745,6 +774,8 @@ class Compiler:
         if t in ("List", "Dict", "str"):
             n = self.builtin_len([sv], node)
             return self.compare_op(ast.NotEq(), n, SV(T.INT, const=0), node)
+        if t in ("Union", "Optional"):  # torch's words (a Union[int, float] too: it has no truth value in script)
+            raise self.error(node, f"Could not cast value of type {sv.type} to bool")
         raise self.error(node, f"expected a bool expression for the condition, got {sv.type}")
 
     # ---- loops ---------------------------------------------------------------------------
@@ -934,7 +965,7 @@ class Compiler:
                                         lambda e: ("return", e, SV(T.BOOL, const=False)), benv)[2]
             outs = [cont]
             for name in carried:
-                sv = benv[name]
+                sv = self.number_to(benv[name], types[name], s)
                 if sv.type is None or not T.is_subtype(sv.type, types[name]):
                     raise self.error(s, f"Variable '{name}' previously had type {types[name]} but is now being "
                                         f"assigned to a value of type {sv.type} in the loop")
@@ -994,7 +1025,7 @@ class Compiler:
             what = _UNSUPPORTED_EXPR.get(type(e), type(e).__name__)
             raise self.unsupported(e, f"{what} aren't supported" if type(e) in _UNSUPPORTED_EXPR
                                    else f"{what} expressions aren't supported")
-        if type(e) in (ast.List, ast.Dict, ast.ListComp, ast.DictComp):
+        if type(e) in (ast.List, ast.Dict, ast.ListComp, ast.DictComp, ast.Tuple):
             return m(e, env, hint)
         if type(e) is ast.JoinedStr:
             return m(e, env, in_raise)
@@ -1124,7 +1155,8 @@ class Compiler:
             return self.runtime_list_comp(e, env, hint)
         if not items:
             t = hint if hint is not None and hint.kind == "List" else T.List(T.TENSOR)
-            return SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+            sv = SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+            return sv
         et = items[0].type
         for i in items[1:]:
             et = T.unify(et, i.type) if et is not None and i.type is not None else None
@@ -1177,8 +1209,10 @@ class Compiler:
         self.stmt(loop, benv, False)
         return d
 
-    def expr_Tuple(self, e, env):
-        items = [self.expr(x, env) for x in e.elts]
+    def expr_Tuple(self, e, env, hint=None):
+        hints = hint.elems if hint is not None and hint.kind == "Tuple" and len(hint.elems) == len(e.elts) else \
+            [None] * len(e.elts)
+        items = [self.expr(x, env, hint=h) for x, h in zip(e.elts, hints)]
         if all(i.is_const for i in items):
             return SV(T.of_value(tuple(i.const for i in items)), const=tuple(i.const for i in items)) \
                 if T.of_value(tuple(i.const for i in items)) is not None else SV(None, items=items)
@@ -1189,14 +1223,11 @@ class Compiler:
     def expr_List(self, e, env, hint=None):
         items = [self.expr(x, env) for x in e.elts]
         if not items:
-            if hint is None or hint.kind != "List":
-                # An empty list literal is List[Tensor] (as TorchScript) until something else is first appended
-                # to it (`sizes = []; sizes.append(n)`, which TorchScript would need annotated).
-                t = T.List(T.TENSOR)
-                sv = SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
-                self.open_lists[id(sv)] = [sv, None]  # (the SV is kept alive: its id stays its own)
-                return sv
-            return SV(hint, value=self.insert("prim::ListConstruct", [], [hint]).output())
+            # An unannotated empty list literal is List[Tensor], as TorchScript's: appending anything else is
+            # torch's type-variable error (`sizes = []; sizes.append(n)` needs `sizes: List[int] = []`).
+            t = hint if hint is not None and hint.kind == "List" else T.List(T.TENSOR)
+            sv = SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+            return sv
         et = items[0].type
         for i in items[1:]:
             u = T.unify(et, i.type) if et is not None and i.type is not None else None
@@ -1277,9 +1308,25 @@ class Compiler:
                 return const_sv(~sv.const)
         if sv.type is not None and sv.type.kind == "Tensor":
             return self.call_op("neg" if isinstance(e.op, ast.USub) else "bitwise_not", [sv], {}, e)
-        if isinstance(e.op, ast.USub) and sv.type is not None and sv.type.kind in ("int", "float"):
-            return SV(sv.type, value=self.insert("prim::neg", [self.value(sv, e)], [sv.type]).output())
+        n = self.number(sv)
+        if isinstance(e.op, ast.USub) and n.type is not None and n.type.kind in ("int", "float", "Number"):
+            return SV(n.type, value=self.insert("prim::neg", [self.value(n, e)], [n.type]).output())
         raise self.error(e, f"unsupported operand type for {type(e.op).__name__}: {sv.type}")
+
+    def number_to(self, sv, want, node):
+        """torch's implicit conversion of a Number (a Scalar result) where an int or a float is expected: a return
+        annotated int/float and a loop-carried int/float variable (aten::Int / aten::Float); other values as they
+        are."""
+        if sv.type is not None and sv.type.kind == "Number" and want.kind in ("int", "float") and not sv.is_const:
+            kind = "prim::Int" if want.kind == "int" else "prim::Float"
+            return SV(want, value=self.insert(kind, [self.value(sv, node)], [want]).output())
+        return sv
+
+    @staticmethod
+    def number(sv):
+        """A Union[int, float] value as a Number (torch's Scalar): what arithmetic, comparisons, int()/float() and
+        Scalar arguments take; other values as they are."""
+        return SV(T.NUMBER, value=sv.value) if T.is_number_union(sv.type) and sv.value is not None else sv
 
     def expr_BinOp(self, e, env):
         return self.binop(e.op, self.expr(e.left, env), self.expr(e.right, env), e)
@@ -1292,6 +1339,15 @@ class Compiler:
         tb = b.type.kind if b.type is not None else None
         if ta == "Tensor":
             return self.call_op(name, [a, b], {}, node)
+        if tb == "Tensor" and T.is_number_union(a.type):
+            # torch has no reflected op for a Union[int, float] on the left: its schema matching takes an overload
+            # (Scalar self, Tensor other) where the op has one (pow, remainder), else aten::<op>(Scalar, Scalar) with
+            # the tensor converted to a number (a 0-d tensor; otherwise an error when run)
+            if name in ("pow", "remainder"):
+                return self.call_op(name, [a, b], {}, node)
+            if name in ("add", "sub", "mul", "div", "floor_divide"):
+                return self.arith(op, a, self.implicit_number(b, node), node)
+            raise self.error(node, schema_match.describe(name, [a, b], {}))
         if tb == "Tensor":  # a number on the left: PyTorch's reflected operators
             if name in ("add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"):
                 return self.call_op(name, [b, a], {}, node)
@@ -1307,18 +1363,17 @@ class Compiler:
     def arith(self, op, a, b, node):
         """int/float/str/list arithmetic: folded when both are constants, else a prim:: op."""
         name, prim, pyop = _BINOPS[type(op)]
+        oa, ob = a, b  # the types as written, for the messages
+        a, b = self.number(a), self.number(b)
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
-        # a Union of numbers (Union[int, float]) is a Number, as torch matches it to Scalar
-        ta, tb = ("Number" if t == "Union" and all(m.kind in ("int", "float", "bool") for m in v.type.elems) else t
-                  for t, v in ((ta, a), (tb, b)))
         if a.is_const and b.is_const and pyop is not None and ta in ("List", "Tuple", "str") or \
                 a.is_const and b.is_const and pyop is not None and tb in ("List", "Tuple"):
             try:  # constant sequences ([1.0] * 2, (1,) + (2,)): folded
                 return const_sv(pyop(a.const, b.const))
             except TypeError:
-                raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+                raise self.error(node, f"unsupported operand types for {name}: {oa.type} and {ob.type}")
         if prim is None:
-            raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+            raise self.error(node, f"unsupported operand types for {name}: {oa.type} and {ob.type}")
         if prim == "prim::add" and ta == "List" and self.is_tuple(b) or prim == "prim::add" and tb == "List" \
                 and self.is_tuple(a):  # tuple(x.shape[:-1]) + (1,): a run-time "tuple" is a list
             a, b = (self.as_list(v, node, a.type.elems[0] if ta == "List" else b.type.elems[0]) if self.is_tuple(v)
@@ -1339,7 +1394,7 @@ class Compiler:
         elif ta == tb == "List" and prim == "prim::add" and a.type == b.type:
             t = a.type
         else:
-            raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+            raise self.error(node, f"unsupported operand types for {name}: {oa.type} and {ob.type}")
         if a.is_const and b.is_const and (pyop is not None or prim == "prim::pow"):
             try:
                 r = pyop(a.const, b.const) if pyop is not None else float(a.const) ** b.const
@@ -1347,6 +1402,16 @@ class Compiler:
             except ZeroDivisionError:
                 pass  # raised when the graph runs
         return SV(t, value=self.insert(prim, [self.value(a, node), self.value(b, node)], [t]).output())
+
+    def implicit_number(self, t, node):
+        """torch's implicit tensor-to-number conversion of an argument: a 0-d tensor's value (a Number), else the
+        RuntimeError torch raises when run."""
+        dim = SV(T.INT, value=self.insert("prim::dim", [self.value(t, node)], [T.INT]).output())
+        bad = self.compare_op(ast.NotEq(), dim, SV(T.INT, const=0), node)
+        msg = SV(T.STR, const="Cannot input a tensor of dimension other than 0 as a scalar argument")
+        self.emit_if(bad, node, lambda e: self._emit_raise("builtins.RuntimeError", msg, node) or ("raise", e),
+                     lambda e: ("fall", e), {})
+        return SV(T.NUMBER, value=self.insert("prim::item", [self.value(t, node)], [T.NUMBER]).output())
 
     def repeat_list(self, lst, n, node):
         """lst * n: a new list extended n times by lst (a loop of prim::extend; n <= 0 gives [])."""
@@ -1403,6 +1468,8 @@ class Compiler:
                     SV(T.BOOL, value=self.insert("prim::not", [r.value], [T.BOOL]).output())
             return r
         name, prim, pyop = _CMPOPS[type(op)]
+        oa, ob = a, b  # the types as written, for the messages
+        a, b = self.number(a), self.number(b)
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
         if "Enum" in (ta, tb) and name in ("eq", "ne"):
             if ta != tb or a.type.cls is not b.type.cls:  # members of two classes (or a member and a value) differ
@@ -1416,6 +1483,8 @@ class Compiler:
             ta = tb = "List"
         if ta == "Tensor":
             return self.call_op(name, [a, b], {}, node)
+        if tb == "Tensor" and T.is_number_union(oa.type):  # as torch: aten::<op>(Scalar, Scalar), the tensor a number
+            b, tb = self.implicit_number(b, node), "Number"
         if tb == "Tensor":
             flipped = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le"}.get(name, name)
             return self.call_op(flipped, [b, a], {}, node)
@@ -1423,13 +1492,13 @@ class Compiler:
             try:
                 return SV(T.BOOL, const=bool(pyop(a.const, b.const)))
             except TypeError:
-                raise self.error(node, f"cannot compare {a.type} and {b.type}")
+                raise self.error(node, f"cannot compare {oa.type} and {ob.type}")
         ok = (ta in ("int", "float", "bool", "Number") and tb in ("int", "float", "bool", "Number")) or ta == tb or \
             name in ("eq", "ne") and "None" in (ta, tb)
         if not ok and name in ("eq", "ne") and (ta == "Optional" or tb == "Optional"):
             ok = True
         if not ok:
-            raise self.error(node, f"cannot compare {a.type} and {b.type}")
+            raise self.error(node, f"cannot compare {oa.type} and {ob.type}")
         return SV(T.BOOL, value=self.insert(prim, [self.value(a, node), self.value(b, node)], [T.BOOL]).output())
 
     @staticmethod
@@ -1896,6 +1965,15 @@ class Compiler:
             return SV(T.TENSOR, const=v)
         # Numbers, strings, tuples, functions, the training flag: constants of this compilation
         # (as Final attributes; script recompiles a module when its training flag changes).
+        if type(v) in (list, dict) and self.attrs is not None and id(v) in self.attrs.containers:
+            # a list or dict a helper may change (attribute_containers.py): typed as the attribute (its class
+            # annotation types an empty one), to be passed on
+            try:
+                t = A.declared_type(mod, name, _refuse_type)
+            except ValueError:
+                t = None
+            if t is not None and t.kind in ("List", "Dict"):
+                return SV(t, const=v)
         return self.python_value(v, node)
 
     # ---- calls ---------------------------------------------------------------------------
@@ -1904,25 +1982,57 @@ class Compiler:
         for a in e.args:
             if isinstance(a, ast.Starred):
                 raise self.unsupported(a, "Starred expression aren't supported")
-        args = [self.expr(a, env) for a in e.args]
+        pos_hints, kw_hints = self.parameter_hints(func, e)
+        args = [self.expr(a, env, hint=h) for a, h in zip(e.args, pos_hints + [None] * len(e.args))]
         kwargs = {}
         for k in e.keywords:
             if k.arg is None:
                 raise self.unsupported(k, "**kwargs in calls")
-            kwargs[k.arg] = self.expr(k.value, env)
+            kwargs[k.arg] = self.expr(k.value, env, hint=kw_hints.get(k.arg))
         return self.call(func, args, kwargs, e)
+
+    def parameter_hints(self, func, e):
+        """The annotated types of a called Python function's parameters ([positional], {name: type}), which type the
+        list and dict literals passed to them (`f([])` for `xs: List[int]`), as torch's type hints; none for
+        other calls or when nothing is passed as a literal."""
+        literal = (ast.List, ast.Dict, ast.ListComp, ast.DictComp, ast.Tuple)
+        if not any(isinstance(a, literal) for a in e.args) and not any(isinstance(k.value, literal)
+                                                                       for k in e.keywords):
+            return [], {}
+        fn = func.fn if func.fn is not None else (func.const if func.is_const else None)
+        if func.module is not None:
+            fn = type(func.module).forward
+        if not isinstance(fn, (pytypes.FunctionType, pytypes.MethodType)):
+            return [], {}
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+            hints = typing.get_type_hints(fn)
+        except Exception:  # noqa: BLE001 (no usable annotations: no hints)
+            return [], {}
+        if (func.self_sv is not None or func.module is not None) and params and not isinstance(fn, pytypes.MethodType):
+            params = params[1:]
+        out = {}
+        for p in params:
+            if p.name in hints:
+                try:
+                    out[p.name] = T.from_annotation(hints[p.name], _refuse)
+                except ValueError:
+                    pass
+        positional = [out.get(p.name) for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return positional, out
 
     def call(self, func, args, kwargs, node):
         if func.module is not None:  # a submodule: its forward, inlined
             fwd = type(func.module).forward
+            if ignored(fwd):  # an @ignore'd / @unused forward: Python at run time, or torch's raise
+                return self.python_op(fwd, args, kwargs, node, self_sv=func)
             return self.inline(fwd, args, kwargs, node, self_sv=func)
         if func.self_sv is not None and isinstance(func.fn, str):
             return self.call_method(func.self_sv, func.fn, args, kwargs, node)
         fn = func.fn if func.fn is not None else func.const
         if func.self_sv is not None:  # a method of a module
-            if ignored(fn):
-                raise self.unsupported(node, f"'{fn.__qualname__}' is an @torchlite.jit.ignore'd method: script "
-                                             "calls ignored functions, not methods (they would need the module)")
+            if ignored(fn):  # Python at run time, on the module (python_methods.py)
+                return self.python_op(fn, args, kwargs, node, self_sv=func.self_sv)
             return self.inline(fn, args, kwargs, node, self_sv=func.self_sv)
         from torchlite.jit._script import ScriptFunction
         if isinstance(fn, ScriptFunction):  # a scripted function: compiled again here, inlined
@@ -1968,33 +2078,49 @@ class Compiler:
                     raise self.error(node, f"{fn.__qualname__} raised {type(exc).__name__}: {exc}")
                 return self.python_value(r, node) if r is not None else SV(T.NONE, const=None)
             return self.inline(fn, args, kwargs, node)
-        raise self.error(node, f"Python builtin {getattr(fn, '__name__', fn)!r} is currently not supported in "
-                               "script")
+        # torch's words (setattr, open, ...: "Python builtin <built-in function setattr> is currently not supported")
+        shown = repr(fn) if isinstance(fn, pytypes.BuiltinFunctionType) else repr(getattr(fn, "__name__", fn))
+        raise self.error(node, f"Python builtin {shown} is currently not supported in Torchscript")
 
-    def python_op(self, fn, args, kwargs, node):
-        """A call of an @ignore'd function: a prim::PythonOp node that calls it (with the GIL) when
-        the graph runs, as PyTorch keeps it; such a graph cannot be saved."""
+    def unused_call(self, rt, node):
+        """A call of an @unused function, as torch compiles it: a raise, and a value of type rt that is never made."""
+        self._emit_raise("builtins.RuntimeError", SV(T.STR, const=python_methods.UNUSED_MESSAGE), node)
+        none = self.value(SV(T.NONE, const=None), node)
+        return SV(rt, value=self.insert("prim::unchecked_cast", [none], [rt]).output())
+
+    def python_op(self, fn, args, kwargs, node, self_sv=None, call_unused=False):
+        """A call of an @ignore'd function or module method: a prim::PythonOp node that calls it (with the GIL) when
+        the graph runs, as PyTorch keeps it (such a graph cannot be saved); a method takes its module's Object first.
+        An @unused one is torch's run-time error instead (a graph with it saves)."""
         try:
             sig = inspect.signature(fn)
+            params = list(sig.parameters.values())[1 if self_sv is not None else 0:]
+            sig = sig.replace(parameters=params)
             bound = sig.bind(*args, **kwargs)
         except (TypeError, ValueError) as e:
             raise self.error(node, f"{fn.__qualname__}(): {e}")
+
+        def where(msg):
+            raise self.error(node, msg)
+        rt = python_methods.return_type(fn, where)
+        if python_methods.is_unused(fn) and not call_unused:
+            return self.unused_call(rt, node)
         values = []
         for name, p in sig.parameters.items():
             if name in bound.arguments:
                 values.append(bound.arguments[name])
             elif p.default is not inspect.Parameter.empty:
                 values.append(self.python_value(p.default, node) if p.default is not None else SV(T.NONE, const=None))
-        ret = sig.return_annotation
-        if ret is inspect.Signature.empty:
-            rt = T.TENSOR  # as PyTorch: an unannotated ignored function returns a Tensor
-        else:
-            def where(msg):
-                raise self.error(node, msg)
-            rt = T.from_annotation(ret, where)
         ins = [self.value(v, node) for v in values]
-        n = self.insert("prim::PythonOp", ins, [rt])
-        n.i_("fn_id", _jit._register_python_op(fn)).s_("name", fn.__qualname__)
+        if self_sv is None:
+            n = self.insert("prim::PythonOp", ins, [rt])
+            n.i_("fn_id", python_methods.register_function(fn, rt)).s_("name", fn.__qualname__)
+        elif self_sv.type is not None and self_sv.type.kind == "Object":  # a TorchScript class's instance
+            n = self.insert("prim::PythonOp", [self.value(self_sv, node)] + ins, [rt])
+            n.i_("fn_id", python_methods.register_class_method(fn, rt, self_sv.type)).s_("name", fn.__name__)
+        else:
+            n = self.insert("prim::PythonOp", [self.value(self_sv, node)] + ins, [rt])
+            n.i_("fn_id", python_methods.register_method(fn, rt)).s_("name", fn.__name__).i_("method", 1)
         return SV(rt, value=n.output())
 
     @staticmethod
@@ -2029,6 +2155,8 @@ class Compiler:
             for arg, sv in bound:
                 if isinstance(sv, tuple):
                     inputs.append(self.constant(sv[1]))
+                elif T.is_number_union(sv.type):  # typed Scalar, so the node's overload resolves as torch's
+                    inputs.append(self.insert("prim::unchecked_cast", [self.value(sv, node)], [T.NUMBER]).output())
                 else:
                     inputs.append(self.value(sv, node))
             qual = f"{name}.{schema.overload_name}" if schema.overload_name else name
@@ -2085,12 +2213,24 @@ class Compiler:
                 self.insert("prim::append", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
                 return SV(T.NONE, const=None)
             if name == "append" and len(args) == 1:
-                if not T.is_subtype(args[0].type, et):
-                    raise self.error(node, f"Could not match type {args[0].type} to {et} in argument 'el': "
-                                           f"append to a {obj.type}")
+                if args[0].type is None or not T.is_subtype(args[0].type, et):
+                    head = "aten::append.t(t[](a!) self, t(c -> *) el) -> t[](a!):\n"
+                    if args[0].type is not None and args[0].type.kind == "Union":  # no type variable binds a Union
+                        raise self.error(node, head + "Expected a value of type 't' for argument 'el' but instead "
+                                                      f"found type '{args[0].type}'.\n")
+                    raise self.error(node, head + f"Could not match type {args[0].type} to t in argument 'el': Type "
+                                                  f"variable 't' previously matched to type {et} is matched to type "
+                                                  f"{args[0].type}.\n")
                 self.insert("prim::append", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
                 return SV(T.NONE, const=None)
             if name == "extend" and len(args) == 1:
+                other = args[0].type
+                if not (args[0].is_const and args[0].const == []) and (
+                        other is None or other.kind != "List" or not T.is_subtype(other.elems[0], et)):
+                    elem = other.elems[0] if other is not None and other.kind == "List" else other
+                    raise self.error(node, "aten::extend.t(t[](a!) self, t[] other) -> ():\nCould not match type "
+                                           f"{other} to List[t] in argument 'other': Type variable 't' previously "
+                                           f"matched to type {et} is matched to type {elem}.\n")
                 self.insert("prim::extend", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
                 return SV(T.NONE, const=None)
             if name == "pop":
@@ -2238,6 +2378,8 @@ class Compiler:
         result = c.inline_here(fn, s_args, s_kwargs, node, s_self)
         if self.attrs is not None and len(self.attrs.types) != assigned:
             return False  # it assigns module attributes: registered per module object, so compiled per site
+        if c.container_constants:
+            return False  # it holds a module's list or dict as a constant: tracked per site (attribute_containers.py)
         outputs = []
         try:
             tpl = call_cache.template(result, outputs, c.open_lists)
@@ -2286,8 +2428,11 @@ class Compiler:
                     sv = env[p.arg] = self.as_list(sv, node, hint.elems[0])
                 if hint is not None and sv.type is not None and not T.is_subtype(sv.type, hint) and \
                         not (hint.kind == "float" and sv.type.kind == "int"):
+                    empty = "\nEmpty lists default to List[Tensor]. Add a variable annotation to the assignment to " \
+                        "create an empty list of another type (torch.jit.annotate(List[T, []]) where T is the type of " \
+                        "elements in the list for Python 2)" if sv.type == T.List(T.TENSOR) else ""  # torch's note
                     raise self.error(node, f"Expected a value of type '{hint}' for argument '{p.arg}' but instead "
-                                           f"found type '{sv.type}'")
+                                           f"found type '{sv.type}'.{empty}")
                 if hint is None and self_sv is None and not is_library(fn) and sv.type is not None and \
                         sv.type.kind != "Tensor" and not sv.is_const:
                     raise self.error(node, f"Expected a value of type 'Tensor' (inferred) for argument '{p.arg}' but "
@@ -2319,3 +2464,7 @@ class Compiler:
         if kind is None:
             raise self.error(node, f"object of type {x.type} has no len()")
         return SV(T.INT, value=self.insert(kind, [self.value(x, node)], [T.INT]).output())
+
+
+def _refuse_type(msg):
+    raise ValueError(msg)

@@ -55,7 +55,7 @@ def accepts(schema_type: str, t: T.T) -> bool:
     if base == "Tensor":
         return k == "Tensor"
     if base == "Scalar":
-        return k in ("int", "float", "bool", "Number")
+        return k in ("int", "float", "bool", "Number") or T.is_number_union(t)
     if base in ("int", "SymInt"):
         return k == "int"
     if base == "float":

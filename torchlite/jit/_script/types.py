@@ -42,6 +42,8 @@ class T:
             return f"Tuple[{', '.join(map(repr, self.elems))}]"
         if self.elems:
             return f"{self.kind}[{', '.join(map(repr, self.elems))}]"
+        if self.kind == "Number":  # torch's annotation_str of its NumberType (schemas say Scalar)
+            return "number"
         return self.kind
 
 
@@ -77,6 +79,12 @@ def Union(members):
     if len(flat) == 2 and NONE in flat:
         return T("Optional", [flat[0] if flat[1] == NONE else flat[1]])
     return T("Union", flat)
+
+
+def is_number_union(t) -> bool:
+    """Union[int, float] (torch's Scalar in all but name): arithmetic, comparisons and Scalar arguments take it as a
+    Number (bool is not a member of torch's Number, so Union[int, bool] is not one)."""
+    return t is not None and t.kind == "Union" and all(e.kind in ("int", "float") for e in t.elems)
 
 
 def members(t):

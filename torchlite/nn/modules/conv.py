@@ -151,7 +151,8 @@ class _ConvTransposeNd(_ConvNd):
         if len(output_size) != num_spatial_dims:
             raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
                              f"{num_spatial_dims} or {leading + num_spatial_dims} elements (got {len(output_size)})")
-        min_sizes, max_sizes = [], []
+        min_sizes: list[int] = []
+        max_sizes: list[int] = []
         for d in range(num_spatial_dims):
             size = ((input.size(d + leading) - 1) * stride[d] - 2 * padding[d]
                     + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1)
