@@ -175,7 +175,8 @@ def test_save_load_in_a_fresh_process(name, tmp_path):
         print(m.original_name)
     """)
     env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
+    # only the checkout under test on the path (not this test's directory): the venv's fallback is another checkout
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(tl.__file__)))
     res = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == 0, res.stderr
