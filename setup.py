@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from build_support.blas import blas_build_config  # noqa: E402
 from build_support.fft import fft_build_config  # noqa: E402
-from build_support.includes import sources_with_targeted_code  # noqa: E402
+from build_support.includes import SANITIZED_O1_MARK, sources_reaching  # noqa: E402
 from build_support.kernels import check_kernels_defined  # noqa: E402
 from build_support.ninja_build import Build, Library, compiler, precompiled_header_choice, run_ninja  # noqa: E402
 
@@ -88,18 +88,25 @@ def native_build(extension_name: str) -> Build:
     san = []
     if sanitize:
         variant = "sanitize-" + "-".join(sanitize) + ("-debug" if debug else "")
-        # -Og compiles the instrumented code 2-3x faster than -O1 (and -O1 several times faster than
-        # -O2), and rounds as they do, except that it never contracts a * b + c into an FMA. The
-        # release build contracts in the x86-64-v3/v4 clones of its kernels (the baseline ISA has no
-        # FMA), so the sources that reach ISA-targeted code (vectorized_sources below) compile at
-        # -O1 -fexpensive-optimizations, which contracts as -O2 does: at -Og the vector math's float64
-        # results missed their ulp bounds and 62 bit-for-bit comparisons with PyTorch failed.
+        # -Og compiles the instrumented code 2-4x faster than -O1 -fexpensive-optimizations and rounds
+        # as it does, except that it never contracts a * b + c into an FMA. The release build contracts
+        # in the x86-64-v3/v4 clones of its kernels, so the few sources whose tests compare results
+        # that change with contraction bit for bit or within an ulp bound (the vector math's
+        # polynomials...) carry a `// sanitized-build: -O1` mark (in themselves or a header they
+        # include) and compile at -O1 -fexpensive-optimizations, which contracts as -O2 does.
+        # Which ones: the whole suite on TORCHLITE_SANITIZE=none (these flags, no instrumentation),
+        # docs/testing.md "Sanitizers".
         # -g1 (line tables) keeps reports readable at a fraction of -g's compile time; UB aborts
         # instead of printing and going on.
         opt = ["-O0", "-g"] if debug else ["-Og", "-g1"]
         # One version of each multi-versioned kernel, for this machine's ISA (the one the clones would
         # pick here): a third of the kernels' compile time (aten/native/cpu/Vectorize.h).
-        san = [f"-fsanitize={','.join(sanitize)}", "-fno-omit-frame-pointer", f"-DTL_SINGLE_CLONE_ISA={host_isa_level()}"]
+        # TORCHLITE_SANITIZE=none: the same compile choices without the instrumentation, a build that
+        # runs near release speed, to check the optimization split's floating-point results cheaply.
+        instrument = [s for s in sanitize if s != "none"]
+        san = [f"-DTL_SINGLE_CLONE_ISA={host_isa_level()}"]
+        if instrument:
+            san += [f"-fsanitize={','.join(instrument)}", "-fno-omit-frame-pointer"]
         if "undefined" in sanitize:
             san.append("-fno-sanitize-recover=undefined")
             # UBSan's checks on every memory access cost ~28% of the instrumented compile time
@@ -127,9 +134,9 @@ def native_build(extension_name: str) -> Build:
     sources = sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*.cpp"))
     source_cflags = ()
     if sanitize and not debug:
-        vectorized_sources = sources_with_targeted_code(sources, ROOT)
+        marked = sources_reaching(sources, ROOT, SANITIZED_O1_MARK)
         source_cflags = tuple((p.relative_to(ROOT).as_posix(), ("-O1", "-fexpensive-optimizations"))
-                              for p in sources if p in vectorized_sources)
+                              for p in sources if p in marked)
     is_python = lambda p: p.relative_to(ROOT).as_posix().startswith(PYTHON_SOURCE_DIRS)  # noqa: E731
     core = Library(CORE_LIBRARY, [p for p in sources if not is_python(p)],
                    # DT_RPATH rather than RUNPATH: a C++ program's own rpath to the BLAS (set by

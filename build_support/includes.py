@@ -1,27 +1,27 @@
 """Which sources reach a given kind of code through their `#include "..."` closure, read from the
-sources themselves (no previous build needed): the sanitized build compiles the sources that
-reach no ISA-targeted function at -Og and the others at -O1 (setup.py explains why)."""
+sources themselves (no previous build needed). The sanitized build compiles most sources at -Og and
+those reaching a `sanitized-build: -O1` mark at -O1 (setup.py explains why)."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
-# A function compiled for another ISA than the build's baseline: GCC's target / target_clones
-# attributes (Vectorize.h's TL_TARGET_CLONES, and the hand-written AVX2/AVX-512 paths).
-_TARGETED = re.compile(r"__attribute__\s*\(\(\s*target(_clones)?\s*\(")
+# A comment line `// sanitized-build: -O1 (why)` in a source or a header it includes.
+SANITIZED_O1_MARK = re.compile(r"^\s*//\s*sanitized-build:\s*-O1\b", re.MULTILINE)
 
 
-def sources_with_targeted_code(sources: list[Path], root: Path) -> set[Path]:
-    """The sources that contain, or include (transitively, through quoted includes resolved
-    against the including file's directory and then the repository root), an ISA-targeted function."""
+def sources_reaching(sources: list[Path], root: Path, pattern: re.Pattern) -> set[Path]:
+    """The sources whose text, or that of a header they include (transitively, through quoted
+    includes resolved against the including file's directory and then the repository root), matches
+    `pattern`."""
 
     memo: dict[Path, bool] = {}
 
     def reaches(path: Path) -> bool:
         if path not in memo:
             text = path.read_text(errors="replace")
-            memo[path] = bool(_TARGETED.search(text))
+            memo[path] = bool(pattern.search(text))
             if not memo[path]:  # (False while its includes are read: a cycle adds nothing)
                 memo[path] = any(reaches(header) for header in _resolved_includes(path, text, root))
         return memo[path]

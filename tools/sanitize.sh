@@ -13,7 +13,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python3}
 sanitize=${SANITIZE:-address,undefined}
-site="$root/build/sanitize/site"
+# SANITIZE=none: the sanitized build's optimization choices without instrumentation (setup.py), its own site
+site="$root/build/sanitize/site"; [[ "$sanitize" == none ]] && site="$root/build/sanitize/site-none"
 cd "$root"
 
 start=$(date +%s)

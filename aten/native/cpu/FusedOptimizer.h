@@ -3,6 +3,9 @@
 // over one parameter's elements with its state tensors in parallel chunks, and the rounding helpers that
 // make a one-pass update give the results of the single-tensor optimizers' sequence of tensor ops.
 #pragma once
+//
+// sanitized-build: -O1 (at -Og GCC does not inline the steps' always_inline loops: "function not
+// considered for inlining", a compile error)
 #include <array>
 #include <cmath>
 #include <initializer_list>

@@ -9,6 +9,9 @@
 // Sums are in 32 lanes (four 8-lane accumulators over steps of 32 floats, then 8-float steps into the first, then a
 // scalar tail) reduced in a fixed tree, the same for every row whichever pass takes it, so results do not depend on
 // the thread count. The exp of log_softmax's backward is ExpVec8.h's (<= 1 ulp, 2^k as two exact multiplies).
+//
+// sanitized-build: -O1 (its exp contracts into FMAs as in the release build; at -Og log_softmax's
+// gradient misses its one-ulp bound: tests/test_softmax_backward_avx2.py)
 #include "aten/native/cpu/SoftmaxBackwardRowsAvx2.h"
 
 #include <algorithm>

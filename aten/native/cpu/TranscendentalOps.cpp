@@ -6,6 +6,9 @@
 // and bfloat16 convert to double and round once), so one implementation serves every dtype.
 // Integer and bool inputs give the default float dtype (except logaddexp/logaddexp2, which
 // PyTorch does not implement for them). Complex inputs go to ComplexPointwise.cpp.
+//
+// sanitized-build: -O1 (the vector math's float64 polynomials contract into FMAs as in the release build;
+// at -Og erf and exp2 miss their ulp bounds and tanh's gradient PyTorch's: tests/test_vecmath.py)
 #include <cmath>
 #include <string_view>
 
