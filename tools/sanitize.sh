@@ -8,7 +8,7 @@
 # is never touched. Python itself is not built with ASan, so the sanitizer runtimes are preloaded.
 # Needs Python >= 3.11 (-P keeps the source tree's torchlite off sys.path) and g++.
 # Environment: PYTHON (default: python3 on PATH), SANITIZE (default: address,undefined),
-# TORCHLITE_BUILD_JOBS as for any build.
+# TORCHLITE_BUILD_JOBS as for any build. SANITIZE=none: the same optimization choices, no instrumentation.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python3}
