@@ -44,7 +44,9 @@ def _outputs_of(func, inputs, indices):
     with _torchlite.no_grad():
         outs = func(*inputs)
     outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
-    return [outs[k] for k in indices]
+    # Copies: an output that is a view of the input (transpose, slicing) would otherwise change with the next
+    # perturbation, and f(x + eps u) - f(x - eps u) would read 0.
+    return [outs[k].clone() for k in indices]
 
 
 def _numerical_projections(func, inputs, wrt, out_indices, us, vs, eps):
