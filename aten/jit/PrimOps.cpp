@@ -401,44 +401,73 @@ Outs warn_op(Stack& s, const Node&) {
   return {};
 }
 
-// An f-string: the parts' str() joined (strings as they are, numbers and lists as printed).
-std::string py_str(const IValue& v) {
+// str() of a value as TorchScript prints it (torch's IValue operator<<, used by aten::str, prim::format and
+// print): floats with an integral value that fits an int64 as `3.`, others with 17 significant digits
+// (0.10000000000000001); strings as they are, also inside containers (no quotes); bools True/False; dtypes,
+// layouts and memory formats as their numbers (script's ints), devices as `cpu`. A dict runs as a list of
+// alternating keys and values, so the static type `t` (the node input's) tells one apart: `{k: v, ...}`.
+bool is_dict_type(const Type* t) {
+  return t && t->kind == Type::Kind::Any && t->name != "Union" && t->elems.size() == 2;
+}
+const Type* elem_type(const Type* t, size_t i) {
+  if (!t) return nullptr;
+  if (t->kind == Type::Kind::Optional) t = t->elems.empty() ? nullptr : t->elems[0].get();
+  if (!t) return nullptr;
+  if (t->kind == Type::Kind::List) return t->elems.empty() ? nullptr : t->elems[0].get();
+  if (t->kind == Type::Kind::Tuple) return i < t->elems.size() ? t->elems[i].get() : nullptr;
+  return nullptr;
+}
+std::string script_float_str(double d) {
+  int c = std::fpclassify(d);
+  // An int64 holds [-2^63, 2^63): the range check keeps the cast defined (torch's cast is of the same range).
+  if ((c == FP_NORMAL || c == FP_ZERO) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+    int64_t i = static_cast<int64_t>(d);
+    if (static_cast<double>(i) == d) return std::to_string(i) + ".";
+  }
+  std::ostringstream os;
+  os.precision(std::numeric_limits<double>::max_digits10);
+  os << d;
+  return os.str();
+}
+std::string py_str(const IValue& v, const Type* t = nullptr) {
+  if (t && t->kind == Type::Kind::Optional) t = t->elems.empty() ? nullptr : t->elems[0].get();
   switch (v.tag()) {
+    case Tag::None: return "None";
     case Tag::String: return v.toStringRef();
     case Tag::Bool: return v.toBool() ? "True" : "False";
-    case Tag::Double: {  // Python's shortest round-tripping form
-      double d = v.toDouble();
-      if (!std::isfinite(d)) return v.repr();
-      for (int p = 1; p <= 17; ++p) {
-        std::ostringstream os;
-        os.precision(p);
-        os << d;
-        if (std::stod(os.str()) == d) {
-          std::string out = os.str();
-          return out.find_first_of(".e") == std::string::npos ? out + ".0" : out;
-        }
-      }
-      return v.repr();
-    }
+    case Tag::Int: return std::to_string(v.toInt());
+    case Tag::Double: return script_float_str(v.toDouble());
+    case Tag::Device: return v.toDevice().str();
+    case Tag::Generator: return "Generator";
     case Tag::List:
     case Tag::Tuple: {
-      std::string out = v.isList() ? "[" : "(";
       const auto& xs = v.toListRef();
-      for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + py_str(xs[i]);
+      std::string out;
+      if (v.isList() && is_dict_type(t)) {
+        out = "{";
+        for (size_t i = 0; i + 1 < xs.size(); i += 2)
+          out += (i ? ", " : "") + py_str(xs[i], t->elems[0].get()) + ": " + py_str(xs[i + 1], t->elems[1].get());
+        return out + "}";
+      }
+      out = v.isList() ? "[" : "(";
+      for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + py_str(xs[i], elem_type(t, i));
       return out + (v.isList() ? "]" : (xs.size() == 1 ? ",)" : ")"));
     }
-    default: return v.repr();
+    default: return v.repr();  // ScalarType/Layout/MemoryFormat as numbers; tensors as graph constants
   }
 }
-Outs format(Stack& s, const Node&) {
+const Type* input_type(const Node& n, size_t i) {
+  return i < n.inputs().size() && n.inputs()[i]->type() ? n.inputs()[i]->type().get() : nullptr;
+}
+Outs format(Stack& s, const Node& n) {
   std::string out;
-  for (const IValue& v : s) out += py_str(v);
+  for (size_t i = 0; i < s.size(); ++i) out += py_str(s[i], input_type(n, i));
   return {IValue(std::move(out))};
 }
 
 // fmt.format(a, b) with a run-time format: "{}" and "{0}"-style fields replaced by the arguments' str(),
 // "{{" and "}}" by braces (no specs or conversions, as script's compile-time format).
-Outs str_format(Stack& s, const Node&) {
+Outs str_format(Stack& s, const Node& n) {
   TL_CHECK_TYPE(s[0].tag() == Tag::String, "format: expected a str format, got ", s[0].tag_name());
   const std::string& fmt = s[0].toStringRef();
   std::string out;
@@ -467,16 +496,16 @@ Outs str_format(Stack& s, const Node&) {
       arg = 1 + static_cast<size_t>(std::stoul(field));
     }
     TL_CHECK(arg < s.size(), "IndexError: Replacement index ", arg - 1, " out of range for positional args tuple");
-    out += py_str(s[arg]);
+    out += py_str(s[arg], input_type(n, arg));
     i = close;
   }
   return {IValue(std::move(out))};
 }
 
 // print(a, b): the arguments' str() joined by spaces, a newline, to stdout (flushed: it interleaves with Python's).
-Outs print_op(Stack& s, const Node&) {
+Outs print_op(Stack& s, const Node& n) {
   std::string out;
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? " " : "") + py_str(s[i]);
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? " " : "") + py_str(s[i], input_type(n, i));
   std::fputs((out + "\n").c_str(), stdout);
   std::fflush(stdout);
   return {};

@@ -10,6 +10,7 @@ import warnings
 
 import torchlite as _tl
 from torchlite.jit._script import types as T
+from torchlite.jit._script.script_str import script_str
 from torchlite.jit._script.values import SV, const_sv
 
 
@@ -342,8 +343,8 @@ def _print(c, args, kwargs, node):
         raise c.error(node, "print doesn't accept any keyword arguments")  # torch's (sep=, end=, file=)
     parts = []
     for a in args:
-        if a.is_const and not isinstance(a.const, _tl.Tensor):
-            parts.append(SV(T.STR, const=str(a.const)))
+        if a.is_const and script_str(a.const) is not None:
+            parts.append(SV(T.STR, const=script_str(a.const)))
         elif a.type is None:
             raise c.error(node, "print() of a module or function")
         else:
@@ -363,8 +364,8 @@ def _str(c, args, kwargs, node):
     if len(args) != 1 or kwargs:
         raise c.error(node, "str() takes one argument in script")
     (x,) = args
-    if x.is_const and not isinstance(x.const, _tl.Tensor):
-        return SV(T.STR, const=str(x.const))
+    if x.is_const and script_str(x.const) is not None:
+        return SV(T.STR, const=script_str(x.const))
     if x.type is None:
         raise c.error(node, "str() needs a value")
     if x.type.kind == "str":

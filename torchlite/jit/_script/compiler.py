@@ -26,6 +26,7 @@ from torchlite.jit._script import str_methods
 from torchlite.jit._script import types as T
 from torchlite.jit._script.builtins import BUILTINS
 from torchlite.jit._script.library import default_type, forwarded, is_library, source_module
+from torchlite.jit._script.script_str import script_str
 from torchlite.jit._script.source_cache import source_context, structured_body
 from torchlite.jit._script.transform import LOOP_RETURN_INIT, WITH_ENTER, WITH_EXIT, always_exits, assigned_names
 from torchlite.jit._script.values import _NO, SV, const_sv
@@ -1055,8 +1056,8 @@ class Compiler:
             if v.conversion != -1:
                 raise self.unsupported(v, "conversions (!r, !s, !a) in f-strings")
             sv = self.expr(v.value, env)
-            if sv.is_const and not isinstance(sv.const, _tl.Tensor):
-                parts.append(SV(T.STR, const=str(sv.const)))
+            if sv.is_const and script_str(sv.const) is not None:
+                parts.append(SV(T.STR, const=script_str(sv.const)))
             elif sv.type is None:
                 raise self.error(v, "f-string parts must be values")
             else:
@@ -2302,7 +2303,8 @@ class Compiler:
             if idx >= len(args):
                 raise self.error(node, f"Replacement index {idx} out of range for positional args tuple")
             a = args[idx]
-            parts.append(SV(T.STR, const=str(a.const)) if a.is_const and not isinstance(a.const, _tl.Tensor) else a)
+            folded = script_str(a.const) if a.is_const else None
+            parts.append(a if folded is None else SV(T.STR, const=folded))
         if all(p.is_const for p in parts):
             return SV(T.STR, const="".join(p.const for p in parts))
         return SV(T.STR, value=self.insert("prim::format", [self.value(p, node) for p in parts], [T.STR]).output())
