@@ -89,6 +89,34 @@ Outs pow_op(Stack& s, const Node&) {  // as TorchScript's aten::pow.int: a float
   need_nums("pow", s[0], s[1]);
   return {IValue(std::pow(s[0].toDouble(), s[1].toDouble()))};
 }
+// divmod(a, b) as TorchScript's aten::divmod: ints give Python's (floor quotient, remainder with the divisor's
+// sign); otherwise floats, the remainder by fmod moved to the divisor's sign and the quotient (a - rem) / b.
+Outs divmod_op(Stack& s, const Node&) {
+  need_nums("divmod", s[0], s[1]);
+  if (is_int(s[0]) && is_int(s[1])) {
+    int64_t a = s[0].toInt(), b = s[1].toInt();
+    int64_t q = floordiv(a, b);
+    return {IValue(q), IValue(wrap_sub(a, wrap_mul(q, b)))};
+  }
+  double a = s[0].toDouble(), b = s[1].toDouble();
+  TL_CHECK(b != 0, "ZeroDivisionError: float divmod()");
+  double rem = std::fmod(a, b);
+  if (rem != 0 && ((a < 0) != (b < 0))) rem += b;
+  return {IValue((a - rem) / b), IValue(rem)};
+}
+// A tensor where a number is expected (max(x, 1.5)): torch's aten::IntImplicit / FloatImplicit / ScalarImplicit
+// (the node's "to": int, float or number), the value of a 0-d tensor that does not require grad.
+Outs implicit_num(Stack& s, const Node& n) {
+  const Tensor& t = s[0].toTensor();
+  const std::string to = n.hasAttribute("to") ? n.attr("to").toStringRef() : "number";
+  TL_CHECK(!t.requires_grad(), "Cannot input a tensor that requires grad as a scalar argument");
+  TL_CHECK(t.dim() == 0, "Cannot input a tensor of dimension other than 0 as a scalar argument");
+  TL_CHECK(to != "int" || is_integral_type(t.scalar_type(), false), "Cannot input a tensor of type ",
+           legacy_type_name(t.scalar_type()), " as an integral argument");
+  IValue v(tensor_item(t));
+  if (to == "float") return {IValue(v.tag() == Tag::Bool ? (v.toBool() ? 1.0 : 0.0) : v.toDouble())};
+  return {v};
+}
 Outs neg(Stack& s, const Node&) {
   TL_CHECK_TYPE(is_num(s[0]), "neg: unsupported operand type ", s[0].tag_name());
   if (is_int(s[0])) return {IValue(wrap_sub(0, s[0].toInt()))};
@@ -371,6 +399,7 @@ Outs math_op(Stack& s, const Node& n) {
   if (fn == "isfinite") return {IValue(std::isfinite(x))};
   if (fn == "exp") return {IValue(std::exp(x))};
   if (fn == "fabs") return {IValue(std::fabs(x))};  // abs() of a float, math.fabs
+  if (fn == "round") return {IValue(std::nearbyint(x))};  // round() of a number: a float, halves to even (torch's)
   if (fn == "log") {
     TL_CHECK(x > 0, "ValueError: math domain error");
     return {IValue(std::log(x))};
@@ -566,7 +595,8 @@ Outs create_object(Stack&, const Node& n) {
 const PrimOp kPrims[] = {
     {"prim::add", add, 0, 2, 1}, {"prim::sub", sub, 0, 2, 1}, {"prim::mul", mul, 0, 2, 1},
     {"prim::truediv", truediv, 0, 2, 1}, {"prim::floordiv", floordiv_op, 0, 2, 1}, {"prim::mod", mod, 0, 2, 1},
-    {"prim::pow", pow_op, 0, 2, 1}, {"prim::neg", neg, 0, 1, 1},
+    {"prim::pow", pow_op, 0, 2, 1}, {"prim::divmod", divmod_op, 0, 2, 2},
+    {"prim::implicit_num", implicit_num, 0, 1, 1}, {"prim::neg", neg, 0, 1, 1},
     {"prim::lt", lt, 0, 2, 1}, {"prim::le", le, 0, 2, 1}, {"prim::gt", gt, 0, 2, 1}, {"prim::ge", ge, 0, 2, 1},
     {"prim::eq", eq, 0, 2, 1}, {"prim::ne", ne, 0, 2, 1}, {"prim::not", not_op, 0, 1, 1}, {"prim::is", is, 0, 2, 1},
     {"prim::isnot", isnot, 0, 2, 1}, {"prim::min", min_op, 0, 2, 1}, {"prim::max", max_op, 0, 2, 1},

@@ -233,8 +233,15 @@ class _Printer:
             self.emit(indent, f"{target} = {ins[0]}.{kind[6:]}")
         elif kind in ("prim::min", "prim::max"):  # of two numbers: Python's (torch.min would be the tensor op)
             self.emit(indent, f"{target} = {kind[6:]}({', '.join(ins)})")
+        elif kind == "prim::math" and node.s("fn") == "round":  # round() of a number (a float, as script's)
+            self.emit(indent, f"{target} = round({ins[0]})")
         elif kind == "prim::math":
             self.emit(indent, f"{target} = math.{node.s('fn')}({', '.join(ins)})")
+        elif kind == "prim::implicit_num":  # a tensor where a number is expected
+            to = node.s("to")
+            self.emit(indent, f"{target} = {to}({ins[0]})" if to != "number" else f"{target} = {ins[0]}.item()")
+        elif kind == "prim::divmod":
+            self.emit(indent, f"{target} = divmod({', '.join(ins)})")
         elif kind == "prim::RaiseException":  # (torch's code: ops.prim.RaiseException(...), which it cannot read)
             exc = node.s("exception") if node.hasAttribute("exception") else "builtins.RuntimeError"
             self.emit(indent, f"raise {exc.rsplit('.', 1)[-1]}({', '.join(ins)})")

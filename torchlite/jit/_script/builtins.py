@@ -43,13 +43,68 @@ def _minmax(kind, pyf):
         args = (a, b)
         if a.is_const and b.is_const:
             return const_sv(pyf(a.const, b.const))
-        if any(x.type is None or x.type.kind not in ("int", "float", "Number") for x in args):
-            if any(x.type is not None and x.type.kind == "Tensor" for x in args):
+        kinds = [x.type.kind if x.type is not None else None for x in args]
+        if kinds.count("Tensor") == 1 and any(k in _NUM_KINDS for k in kinds):
+            # a tensor and a number: torch converts the tensor to the number's type (its Int/Float/ScalarImplicit)
+            num = a if kinds[0] != "Tensor" else b
+            conv = _implicit(c, b if num is a else a, num.type, node)
+            a, b = (num, conv) if num is a else (conv, num)
+            args = (a, b)
+        elif any(k not in _NUM_KINDS for k in kinds):
+            if "Tensor" in kinds:
                 return c.call_op("maximum" if pyf is max else "minimum", args, {}, node)
             raise c.error(node, f"{pyf.__name__}() takes numbers, got {a.type} and {b.type}")
         t = T.FLOAT if T.FLOAT in (a.type, b.type) else T.NUMBER if T.NUMBER in (a.type, b.type) else T.INT
         return SV(t, value=c.insert(kind, [c.value(a, node), c.value(b, node)], [t]).output())
     return mm
+
+
+_NUM_KINDS = ("int", "float", "Number")
+
+
+def _implicit(c, t, want, node):
+    """A tensor where a number of type `want` is expected: prim::implicit_num (torch's IntImplicit, FloatImplicit,
+    ScalarImplicit: a 0-d tensor's value, else the RuntimeError torch raises when run)."""
+    to = {"int": "int", "float": "float"}.get(want.kind, "number")
+    out = want if to != "number" else T.NUMBER
+    n = c.insert("prim::implicit_num", [c.value(t, node)], [out])
+    n.s_("to", to)
+    return SV(out, value=n.output())
+
+
+def _round(c, args, kwargs, node):
+    """round(x): a tensor's aten::round; a number's nearest integral value (halves to even) as a float, as torch's
+    aten::round.int/float/Scalar (typed float, or Scalar for a Union[int, float]). round(x, n) of a number is
+    torch's error (no such overload)."""
+    x = c.number(args[0]) if len(args) == 1 and not kwargs else None
+    k = x.type.kind if x is not None and x.type is not None else None
+    if k not in _NUM_KINDS:
+        return c.call_op("round", list(args), dict(kwargs), node)
+    if x.is_const and isinstance(x.const, (int, float)) and math.isfinite(x.const):
+        return const_sv(float(round(x.const)))
+    out = T.NUMBER if k == "Number" else T.FLOAT
+    return SV(out, value=c.insert("prim::math", [c.value(x, node)], [out]).s_("fn", "round").output())
+
+
+def _divmod(c, args, kwargs, node):
+    """divmod(a, b) of ints (ints) or of floats and ints (floats), as torch's aten::divmod: prim::divmod (not folded
+    here: constant propagation runs the op, whose float quotient is torch's (a - rem) / b, not Python's)."""
+    kinds = [a.type.kind if a.type is not None else None for a in args]
+    if len(args) != 2 or kwargs or any(k not in ("int", "float") for k in kinds):
+        raise c.error(node, "Arguments for call are not valid.\nThe following variants are available:\n  \n"
+                            "  aten::divmod.int(int x, int y) -> (int, int):\n  divmod() takes two ints or floats, "
+                            f"got ({', '.join(str(a.type) for a in args)})")
+    t = T.INT if kinds == ["int", "int"] else T.FLOAT
+    n = c.insert("prim::divmod", [c.value(a, node) for a in args], [t, t])
+    return SV(T.Tuple([t, t]), items=[SV(t, value=n.outputs()[0]), SV(t, value=n.outputs()[1])])
+
+
+def _pow(c, args, kwargs, node):
+    """pow(a, b): `a ** b` (numbers: torch's aten::pow.int/float, a float; tensors: aten::pow)."""
+    if len(args) != 2 or kwargs:
+        return c.call_op("pow", list(args), dict(kwargs), node)  # torch's schema error (no 3-argument pow)
+    import ast
+    return c.binop(ast.Pow(), args[0], args[1], node)
 
 
 def _abs(c, args, kwargs, node):
@@ -402,4 +457,4 @@ BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::In
              math.isfinite: _math("isfinite", T.BOOL), math.exp: _math("exp", T.FLOAT),
              math.log: _math("log", T.FLOAT), math.fabs: _math("fabs", T.FLOAT), math.prod: _math_const("prod"),
              math.pow: _math_const("pow"),
-             sum: _sum, abs: _abs, ord: _ord_chr(ord, T.STR, T.INT), chr: _ord_chr(chr, T.INT, T.STR)}
+             sum: _sum, abs: _abs, round: _round, divmod: _divmod, pow: _pow, ord: _ord_chr(ord, T.STR, T.INT), chr: _ord_chr(chr, T.INT, T.STR)}

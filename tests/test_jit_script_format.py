@@ -1,0 +1,149 @@
+"""str()/f-strings/'{}'.format()/print() in script print values as torch.jit.script 2.13 does (torch's IValue
+printing: `3.` for 3.0, 17 significant digits, dicts as `{k: v}`, strings unquoted inside containers), at run time
+and when folded at compile time; round()/divmod()/pow() of numbers and max/min of a tensor and a number, against
+torch.jit.script."""
+import math
+
+import pytest
+import torch
+
+import torchlite as tl
+from tests.script_pair import both
+
+FLOATS = [3.0, 0.1, 1.5e-7, -0.0, 0.0, math.inf, -math.inf, math.nan, 1e10, 1e16, 1e17, 1e18, 1e19, 1e20, 1e-5,
+          1e-4, 123456789012345678.0, 2.5, 1 / 3, 1e300, 5e-324, 2.2250738585072014e-308, -2.0 ** 63, 2.0 ** 63,
+          100.0, -7.25, 12345.678]
+
+
+def _forms(ann):
+    return (f"def f(x: {ann}):\n    return str(x) + '|' + f'<{{x}}>' + '|' + '{{}}'.format(x) + '|' + 'a{{}}b'.format(x)\n")
+
+
+@pytest.mark.parametrize("x", FLOATS, ids=[repr(v) for v in FLOATS])
+def test_float_str_as_torch(x):
+    ours, theirs = both(_forms("float"))
+    assert ours(x) == theirs(x)
+
+
+VALUES = [
+    ("int", [0, -5, 2 ** 62]),
+    ("bool", [True, False]),
+    ("str", ["a", "", "x'y\"z"]),
+    ("Optional[float]", [None, 2.0, 0.1]),
+    ("Optional[int]", [None, 7]),
+    ("List[float]", [[], [1.0, 0.1, -0.0, 1e20]]),
+    ("List[int]", [[1, 2, 3]]),
+    ("List[bool]", [[True, False]]),
+    ("List[str]", [["a", "b c", "d'e"]]),
+    ("List[List[float]]", [[[1.0], [2.5, 3.0], []]]),
+    ("Tuple[int, float, str]", [(1, 2.0, "a")]),
+    ("Tuple[int]", [(4,)]),
+    ("Tuple[float, Tuple[int, float]]", [(0.5, (1, 3.0))]),
+    ("Dict[int, float]", [{1: 2.0, 3: 0.5}, {}]),
+    ("Dict[str, float]", [{"x": 1.0, "y'q": 0.1}]),
+    ("Dict[str, List[float]]", [{"a": [1.0, 2.5]}]),
+    ("List[Dict[int, float]]", [[{1: 1.0}, {2: 2.5}]]),
+    ("Tuple[Dict[int, float], int]", [({1: 3.0}, 2)]),
+    ("Optional[Dict[int, float]]", [None, {1: 4.0}]),
+    ("Union[int, float]", [3, 3.0, 0.1]),
+    ("List[Optional[float]]", [[None, 1.0]]),
+]
+VALUE_CASES = [(ann, v) for ann, vs in VALUES for v in vs]
+
+
+@pytest.mark.parametrize("ann,x", VALUE_CASES, ids=[f"{a}-{v!r}" for a, v in VALUE_CASES])
+def test_value_str_as_torch(ann, x):
+    ours, theirs = both(_forms(ann))
+    assert ours(x) == theirs(x)
+
+
+CONSTS = ["3.0", "0.1", "-0.0", "1e20", "1.5e-07", "[1.0, 2.5]", "(1, 2.0, 'a')", "{1: 2.0, 3: 0.5}", "{'k': [1.0]}",
+          "None", "True", "['a', 'b']", "(1,)", "torch.float32", "torch.device('cpu')"]
+
+
+@pytest.mark.parametrize("expr", CONSTS)
+def test_folded_constant_str_as_torch(expr):
+    src = (f"def f(n: int):\n    return str({expr}) + '|' + f'<{{ {expr} }}>' + '|' + '{{}}'.format({expr})\n")
+    ours, theirs = both(src)
+    assert ours(1) == theirs(1)
+
+
+def test_print_as_torch(capfd):
+    src = ("def f(x: float, d: Dict[int, float], t: Tuple[int, float, str]):\n"
+           "    print(x, d, t, 0.1, [1.0], {2: 3.0})\n")
+    ours, theirs = both(src)
+    args = (3.0, {1: 2.0, 3: 0.5}, (1, 2.0, "a"))
+    ours(*args)
+    got = capfd.readouterr().out
+    theirs(*args)
+    want = capfd.readouterr().out
+    assert got == want == "3. {1: 2., 3: 0.5} (1, 2., a) 0.10000000000000001 [1.] {2: 3.}\n"
+
+
+def test_dtype_and_device_str_as_torch():
+    src = "def f(x: Tensor):\n    return f'{x.dtype}|{x.device}|' + str(x.dtype)\n"
+    ours, theirs = both(src)
+    assert ours(tl.ones(2)) == theirs(torch.ones(2))
+
+
+def _same(a, b):
+    if isinstance(b, tuple):
+        return isinstance(a, tuple) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(b, float) and math.isnan(b):
+        return isinstance(a, float) and math.isnan(a)
+    return type(a) is type(b) and a == b and (not isinstance(b, float) or math.copysign(1, a) == math.copysign(1, b))
+
+
+def _run(fn, args):
+    try:
+        return fn(*args), None
+    except Exception as e:  # noqa: BLE001 (compared)
+        # the last line of the message, less the "RuntimeError: " torch's interpreter puts before it
+        return None, (type(e), str(e).splitlines()[-1].removeprefix("RuntimeError: "))
+
+
+NUMBER_CASES = [
+    ("round(a)", "float", [(2.5,), (3.5,), (-2.5,), (0.5,), (-0.4,), (2.6,), (1e300,), (math.inf,), (math.nan,)]),
+    ("round(a)", "int", [(3,), (-7,)]),
+    ("round(a)", "Union[int, float]", [(3,), (2.5,), (-0.5,)]),
+    ("round(2.5) + round(3)", "int", [(0,)]),
+    ("divmod(a, b)", "int, b: int", [(7, 2), (-7, 2), (7, -2), (0, 3), (1, 0)]),
+    ("divmod(a, b)", "float, b: float", [(7.5, 2.0), (-7.5, 2.0), (1.0, 0.1), (0.3, 0.1), (1.0, 0.0)]),
+    ("divmod(a, b)", "float, b: int", [(7.5, 2), (-1.0, 3)]),
+    ("divmod(a, b)", "int, b: float", [(7, 2.5)]),
+    ("pow(a, b)", "int, b: int", [(2, 3), (2, -1), (0, 0)]),
+    ("pow(a, b)", "float, b: float", [(2.0, 0.5), (-8.0, 1 / 3)]),
+]
+
+
+@pytest.mark.parametrize("body,ann,calls", NUMBER_CASES, ids=[f"{c[0]}-{c[1]}" for c in NUMBER_CASES])
+def test_number_builtins_as_torch(body, ann, calls):
+    ours, theirs = both(f"def f(a: {ann}):\n    return {body}\n")
+    for args in calls:
+        (got, gerr), (want, werr) = _run(ours, args), _run(theirs, args)
+        assert gerr == werr and (werr is not None or _same(got, want)), (body, args, got, want, gerr, werr)
+
+
+TENSOR_NUMBER_CASES = [
+    ("max(x, a)", "float", [((2.5,), 1.0), ((3,), 4.0), ((1.0, 2.0), 1.0)]),
+    ("min(a, x)", "float", [((2.5,), 1.0), ((True,), 0.5)]),
+    ("max(x, a)", "int", [((5,), 1), ((5.5,), 1), ((True,), 0)]),
+    ("min(a, x)", "int", [((5,), 9), ((1, 2), 0)]),
+    ("max(a, x)", "Union[int, float]", [((5,), 1), ((5,), 7.5)]),
+]
+
+
+@pytest.mark.parametrize("body,ann,calls", TENSOR_NUMBER_CASES, ids=[f"{c[0]}-{c[1]}" for c in TENSOR_NUMBER_CASES])
+def test_max_min_of_tensor_and_number_as_torch(body, ann, calls):
+    ours, theirs = both(f"def f(x: Tensor, a: {ann}):\n    return {body}\n")
+    for vals, a in calls:
+        mk = (lambda lib: lib.tensor(vals[0])) if len(vals) == 1 else (lambda lib: lib.tensor(list(vals)))
+        (got, gerr), (want, werr) = _run(ours, (mk(tl), a)), _run(theirs, (mk(torch), a))
+        assert gerr == werr and (werr is not None or _same(got, want)), (body, vals, a, got, want, gerr, werr)
+
+
+def test_max_of_tensor_requiring_grad_as_torch():
+    ours, theirs = both("def f(x: Tensor, a: float):\n    return max(x, a)\n")
+    _, gerr = _run(ours, (tl.tensor(1.0, requires_grad=True), 0.0))
+    _, werr = _run(theirs, (torch.tensor(1.0, requires_grad=True), 0.0))
+    assert gerr == werr and werr is not None
