@@ -494,41 +494,22 @@ Outs format(Stack& s, const Node& n) {
   return {IValue(std::move(out))};
 }
 
-// fmt.format(a, b) with a run-time format: "{}" and "{0}"-style fields replaced by the arguments' str(),
-// "{{" and "}}" by braces (no specs or conversions, as script's compile-time format).
+// fmt.format(a, b) as TorchScript's aten::format: each "{}" in turn is replaced by the next argument's str(); all
+// other text, "{0}", "{{" and format specs included, stays as it is (torch's rule, not Python's); arguments left
+// over are ignored, too few is torch's error.
 Outs str_format(Stack& s, const Node& n) {
   TL_CHECK_TYPE(s[0].tag() == Tag::String, "format: expected a str format, got ", s[0].tag_name());
   const std::string& fmt = s[0].toStringRef();
   std::string out;
-  size_t next = 1;
-  for (size_t i = 0; i < fmt.size(); ++i) {
-    char ch = fmt[i];
-    if ((ch == '{' || ch == '}') && i + 1 < fmt.size() && fmt[i + 1] == ch) {
-      out += ch;
-      ++i;
-      continue;
-    }
-    TL_CHECK_VALUE(ch != '}', "Single '}' encountered in format string");
-    if (ch != '{') {
-      out += ch;
-      continue;
-    }
-    size_t close = fmt.find('}', i);
-    TL_CHECK_VALUE(close != std::string::npos, "Single '{' encountered in format string");
-    std::string field = fmt.substr(i + 1, close - i - 1);
-    size_t arg = next;
-    if (field.empty()) {
-      ++next;
-    } else {
-      TL_CHECK_VALUE(field.find_first_not_of("0123456789") == std::string::npos && field.size() < 9,
-                     "format: only positional fields ({} or {0}) are supported in script, got {", field, "}");
-      arg = 1 + static_cast<size_t>(std::stoul(field));
-    }
-    TL_CHECK(arg < s.size(), "IndexError: Replacement index ", arg - 1, " out of range for positional args tuple");
-    out += py_str(s[arg], input_type(n, arg));
-    i = close;
+  size_t begin = 0;
+  for (size_t arg = 1;; ++arg) {
+    size_t at = fmt.find("{}", begin);
+    if (at == std::string::npos) break;
+    TL_CHECK(arg < s.size(), "Too few arguments for format string: ", fmt);
+    out += fmt.substr(begin, at - begin) + py_str(s[arg], input_type(n, arg));
+    begin = at + 2;
   }
-  return {IValue(std::move(out))};
+  return {IValue(out + fmt.substr(begin))};
 }
 
 // print(a, b): the arguments' str() joined by spaces, a newline, to stdout (flushed: it interleaves with Python's).
