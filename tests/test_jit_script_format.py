@@ -148,3 +148,27 @@ def test_max_of_tensor_requiring_grad_as_torch():
     _, gerr = _run(ours, (tl.tensor(1.0, requires_grad=True), 0.0))
     _, werr = _run(theirs, (torch.tensor(1.0, requires_grad=True), 0.0))
     assert gerr == werr and werr is not None
+
+
+def _tensors(lib):
+    return [lib.tensor(2.5), lib.tensor(3), lib.tensor(True), lib.tensor(1e-7), lib.tensor(-0.0), lib.tensor(1e10),
+            lib.tensor(123456789.0), lib.tensor([1.5, 2.0]), lib.tensor([1, 2, 300]), lib.tensor([1.5, -1000.5]),
+            lib.tensor([1e10, 1.0]), lib.tensor([123456.5, 1.25]), lib.tensor([0.001, 0.002]),
+            lib.tensor([float("nan"), 1.0, float("inf")]), lib.tensor([[1.0, 2.0], [3.0, 4.5]]),
+            lib.arange(24.0).reshape(2, 3, 4), lib.arange(24.0).reshape(2, 3, 2, 2) / 7, lib.zeros(0),
+            lib.zeros(2, 0), lib.tensor([1e20, 1e-20]), lib.tensor([[1e200, 1e-200]]), lib.tensor([True, False]),
+            lib.tensor([1.5], dtype=lib.float64), lib.tensor([2], dtype=lib.int32),
+            lib.tensor([0.5], dtype=lib.float16), lib.tensor([0.5], dtype=lib.bfloat16),
+            lib.tensor([3], dtype=lib.uint8), lib.tensor([3], dtype=lib.int8), lib.tensor([3], dtype=lib.int16),
+            lib.arange(30.0).reshape(1, 30) * 1000.5, lib.tensor([-1.5, -2.25]), lib.tensor([0.0, 0.0]),
+            lib.tensor([1e-3, 1e5]), lib.tensor(1.0, requires_grad=True), lib.arange(12.0).reshape(3, 4).t(),
+            lib.tensor([[1e-5, 2e-5]]), lib.tensor([1e-310, 1.0])]
+
+
+@pytest.mark.parametrize("i", range(len(_tensors(torch))))
+def test_tensor_str_as_torch(i):
+    """A tensor in an f-string/str()/format prints as ATen's C++ printing (values, then `[ CPUFloatType{2} ]`)."""
+    ours, theirs = both("def f(x: Tensor, xs: List[Tensor]):\n"
+                        "    return f'<{x}>' + str(x) + '{}'.format(x) + str(xs)\n")
+    a, b = _tensors(tl)[i], _tensors(torch)[i]
+    assert ours(a, [a, a]) == theirs(b, [b, b])

@@ -12,6 +12,7 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/jit/IR.h"
 #include "aten/jit/ScriptPrims.h"
+#include "aten/jit/ScriptTensorStr.h"
 
 namespace tl::jit {
 namespace {
@@ -468,6 +469,7 @@ std::string py_str(const IValue& v, const Type* t = nullptr) {
     case Tag::Double: return script_float_str(v.toDouble());
     case Tag::Device: return v.toDevice().str();
     case Tag::Generator: return "Generator";
+    case Tag::Tensor: return script_tensor_str(v.toTensor());
     case Tag::List:
     case Tag::Tuple: {
       const auto& xs = v.toListRef();
@@ -482,7 +484,7 @@ std::string py_str(const IValue& v, const Type* t = nullptr) {
       for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + py_str(xs[i], elem_type(t, i));
       return out + (v.isList() ? "]" : (xs.size() == 1 ? ",)" : ")"));
     }
-    default: return v.repr();  // ScalarType/Layout/MemoryFormat as numbers; tensors as graph constants
+    default: return v.repr();  // ScalarType/Layout/MemoryFormat as numbers
   }
 }
 const Type* input_type(const Node& n, size_t i) {
