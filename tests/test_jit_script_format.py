@@ -172,3 +172,42 @@ def test_tensor_str_as_torch(i):
                         "    return f'<{x}>' + str(x) + '{}'.format(x) + str(xs)\n")
     a, b = _tensors(tl)[i], _tensors(torch)[i]
     assert ours(a, [a, a]) == theirs(b, [b, b])
+
+
+FORMATS = ["a{0}b{1}", "a{{}}b{}", "a{}b{}", "a{}b", "{:d}", "a}b{", "{}{}", "", "{} and {}!"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_str_format_follows_torch_rule(fmt):
+    """torch's aten::format replaces each "{}" in turn and leaves other text ("{0}", "{{", specs) as written; too
+    few arguments raise when run. Constant formats (folded) and run-time ones alike."""
+    for src, args in ((f"def f(x: int, y: float):\n    return {fmt!r}.format(x, y)\n", (5, 0.5)),
+                      ("def f(s: str, x: int, y: float):\n    return s.format(x, y)\n", (fmt, 5, 0.5)),
+                      (f"def f(x: int):\n    return {fmt!r}.format(x)\n", (5,))):
+        ours, theirs = both(src)
+        (got, gerr), (want, werr) = _run(ours, args), _run(theirs, args)
+        assert (got, gerr) == (want, werr), (src, got, want, gerr, werr)
+
+
+def test_enum_and_named_tuple_str_as_torch(capfd):
+    src = ("from enum import Enum\nfrom typing import NamedTuple\n"
+           "class Color(Enum):\n    RED = 1\n    GREEN = 2\n"
+           "class P(NamedTuple):\n    x: int\n    y: float\n"
+           "def f(c: Color, p: P):\n"
+           "    print(c, p)\n"
+           "    return f'{c}|{p}|{Color.GREEN}|' + str(c) + '{}'.format(c)\n")
+    from tests.script_pair import load
+    mods = [load(src, "torchlite"), load(src, "torch")]
+    outs = []
+    for lib, m in zip((tl, torch), mods):
+        res = lib.jit.script(m.f)(m.Color.RED, m.P(1, 2.0))
+        outs.append((res, capfd.readouterr().out))
+    assert outs[0] == outs[1] == ("Enum<Color.RED>|(1, 2.)|Enum<Color.GREEN>|Enum<Color.RED>Enum<Color.RED>",
+                                  "Enum<Color.RED> (1, 2.)\n")
+
+
+def test_fstring_conversion_is_torchs_error():
+    from tests.script_pair import errors
+    ours, theirs = errors("def f(x: int):\n    return f'{x!r}'\n")
+    assert type(ours).__name__ == type(theirs).__name__ == "NotSupportedError"
+    assert str(ours).splitlines()[0] == str(theirs).splitlines()[0]

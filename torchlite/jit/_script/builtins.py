@@ -398,6 +398,8 @@ def _print(c, args, kwargs, node):
         raise c.error(node, "print doesn't accept any keyword arguments")  # torch's (sep=, end=, file=)
     parts = []
     for a in args:
+        if a.type is not None and a.type.kind == "Enum":
+            a = c.enum_str(a, node)
         if a.is_const and script_str(a.const) is not None:
             parts.append(SV(T.STR, const=script_str(a.const)))
         elif a.type is None:
@@ -419,6 +421,8 @@ def _str(c, args, kwargs, node):
     if len(args) != 1 or kwargs:
         raise c.error(node, "str() takes one argument in script")
     (x,) = args
+    if x.type is not None and x.type.kind == "Enum":
+        return c.enum_str(x, node)
     if x.is_const and script_str(x.const) is not None:
         return SV(T.STR, const=script_str(x.const))
     if x.type is None:

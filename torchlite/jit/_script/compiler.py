@@ -1056,6 +1056,8 @@ class Compiler:
             if v.conversion != -1:
                 raise self.unsupported(e, "Don't support conversion in JoinedStr")  # torch's message
             sv = self.expr(v.value, env)
+            if sv.type is not None and sv.type.kind == "Enum":
+                sv = self.enum_str(sv, e)
             if sv.is_const and script_str(sv.const) is not None:
                 parts.append(SV(T.STR, const=script_str(sv.const)))
             elif sv.type is None:
@@ -1809,6 +1811,15 @@ class Compiler:
         table = self.insert("prim::DictConstruct", ins, [T.Dict(vt, T.STR)]).output()
         return SV(T.STR, value=self.insert("prim::dict_getitem", [table, v], [T.STR]).output())
 
+    def enum_str(self, sv, node):
+        """str() of an Enum member, as torch prints it: `Enum<Color.RED>` (the class's unqualified name)."""
+        prefix = SV(T.STR, const=f"Enum<{sv.type.cls.__name__}.")
+        name = self.enum_attribute(sv, "name", node)
+        if name.is_const:
+            return SV(T.STR, const=prefix.const + name.const + ">")
+        ins = [self.value(prefix, node), self.value(name, node), self.value(SV(T.STR, const=">"), node)]
+        return SV(T.STR, value=self.insert("prim::format", ins, [T.STR]).output())
+
     def construct_object(self, cls, args, kwargs, node):
         """C(args) for a TorchScript class C: prim::CreateObject, then C.__init__ inlined on it (its assignments
         give the attributes their types)."""
@@ -2288,6 +2299,8 @@ class Compiler:
             return SV(T.STR, value=self.insert("prim::str_format", ins, [T.STR]).output())
         parts = [SV(T.STR, const=pieces[0])]
         for a, literal in zip(args, pieces[1:]):
+            if a.type is not None and a.type.kind == "Enum":
+                a = self.enum_str(a, node)
             folded = script_str(a.const) if a.is_const else None
             parts.append(a if folded is None else SV(T.STR, const=folded))
             parts.append(SV(T.STR, const=literal))

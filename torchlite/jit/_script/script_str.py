@@ -30,6 +30,8 @@ def script_str(v):
         return float_str(v)
     if isinstance(v, str):
         return v
+    if isinstance(v, type):  # type(x) in a message: the class as Python prints it (torch has no such value)
+        return str(v)
     if isinstance(v, (list, tuple)):
         parts = [script_str(x) for x in v]
         if any(p is None for p in parts):
