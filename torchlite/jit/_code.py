@@ -52,7 +52,10 @@ class _Printer:
     def expr(self, value):
         node = value.node()
         if node.kind() == "prim::Constant":
-            return self.literal(value.toIValue())
+            v = value.toIValue()
+            if isinstance(v, list) and str(value.type()).startswith("Dict("):  # a folded dict: keys and values
+                return "{" + ", ".join(f"{self.literal(k)}: {self.literal(x)}" for k, x in zip(v[::2], v[1::2])) + "}"
+            return self.literal(v)
         if _inline_test(node):
             if node.kind() == "prim::isinstance":
                 return self.isinstance(node)
@@ -247,7 +250,7 @@ class _Printer:
             self.emit(indent, f"raise {exc.rsplit('.', 1)[-1]}({', '.join(ins)})")
         elif kind == "prim::format" and _fstring_safe(node):  # an f-string, as written
             parts = "".join(v.toIValue() if v.node().kind() == "prim::Constant" and isinstance(v.toIValue(), str)
-                            else f"{{{e}}}" for v, e in zip(node.inputs(), ins))
+                            else f"{{ {e} }}" if e.startswith("{") else f"{{{e}}}" for v, e in zip(node.inputs(), ins))
             self.emit(indent, f'{target} = f"{parts}"')
         else:
             schema = node.fn_schema()
