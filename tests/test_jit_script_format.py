@@ -211,3 +211,19 @@ def test_fstring_conversion_is_torchs_error():
     ours, theirs = errors("def f(x: int):\n    return f'{x!r}'\n")
     assert type(ours).__name__ == type(theirs).__name__ == "NotSupportedError"
     assert str(ours).splitlines()[0] == str(theirs).splitlines()[0]
+
+
+DIVISIONS = [("a / b", "int, b: int", (1, 0)), ("a / b", "float, b: float", (-1.0, 0.0)),
+             ("a / b", "Union[int, float], b: int", (0, 0)), ("a / b", "Union[int, float], b: float", (1, 0.0)),
+             ("a // b", "float, b: float", (1.0, 0.0)), ("a // b", "Union[int, float], b: int", (-1.5, 0)),
+             ("a // b", "int, b: int", (1, 0)), ("a % b", "float, b: float", (1.0, 0.0)),
+             ("a % b", "Union[int, float], b: int", (1.0, 0)), ("1 / 0 + a", "int, b: int", (1, 0))]
+
+
+@pytest.mark.parametrize("body,ann,args", DIVISIONS, ids=[f"{d[0]}-{d[1]}" for d in DIVISIONS])
+def test_number_division_by_zero_as_torch(body, ann, args):
+    """torch's number division: `/`, float `//` and `%` by zero give inf/nan (no ZeroDivisionError); int `//` is
+    torch's "division by 0". (int % 0 is not compared: torch 2.13's process dies of SIGFPE there.)"""
+    ours, theirs = both(f"def f(a: {ann}):\n    return {body}\n")
+    (got, gerr), (want, werr) = _run(ours, args), _run(theirs, args)
+    assert gerr == werr and (werr is not None or _same(got, want)), (got, want, gerr, werr)

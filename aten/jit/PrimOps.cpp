@@ -40,8 +40,7 @@ int64_t floordiv(int64_t a, int64_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-double pymod(double a, double b) {
-  TL_CHECK(b != 0, "ZeroDivisionError: float modulo");
+double pymod(double a, double b) {  // (b == 0: nan, torch's)
   double r = std::fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
@@ -69,16 +68,17 @@ Outs sub(Stack& s, const Node&) {
 Outs mul(Stack& s, const Node&) {
   return arith("mul", s, wrap_mul, [](double a, double b) { return a * b; });
 }
+// Division of numbers as TorchScript's aten::div / floordiv / remainder: `/` and float `//` and `%` by zero give
+// IEEE's inf or nan (torch's, where Python raises); int `//` by zero is torch's "division by 0".
 Outs truediv(Stack& s, const Node&) {
   need_nums("div", s[0], s[1]);
-  TL_CHECK(s[1].toDouble() != 0, "ZeroDivisionError: division by zero");
   return {IValue(s[0].toDouble() / s[1].toDouble())};
 }
 Outs floordiv_op(Stack& s, const Node&) {
-  return arith("floordiv", s, floordiv, [](double a, double b) {
-    TL_CHECK(b != 0, "ZeroDivisionError: float divmod()");
-    return std::floor(a / b);
-  });
+  return arith("floordiv", s, [](int64_t a, int64_t b) {
+    TL_CHECK(b != 0, "division by 0");
+    return floordiv(a, b);
+  }, [](double a, double b) { return std::floor(a / b); });
 }
 Outs mod(Stack& s, const Node&) {
   return arith("remainder", s, [](int64_t a, int64_t b) {
