@@ -227,3 +227,20 @@ def test_number_division_by_zero_as_torch(body, ann, args):
     ours, theirs = both(f"def f(a: {ann}):\n    return {body}\n")
     (got, gerr), (want, werr) = _run(ours, args), _run(theirs, args)
     assert gerr == werr and (werr is not None or _same(got, want)), (got, want, gerr, werr)
+
+
+def test_new_number_ops_and_dict_constants_save_and_load(tmp_path):
+    """prim::divmod / implicit_num / math[round] and a folded dict constant (typed Dict) survive an archive."""
+    src = ("class M(torch.nn.Module):\n"
+           "    def forward(self, x: Tensor, a: float, d: Dict[int, float]):\n"
+           "        q, r = divmod(a, 2.0)\n"
+           "        return f'{round(a)}|{q}|{r}|{max(x, a)}|{d}|{ {1: 0.5} }|{x}|{pow(2, 3)}'\n")
+    from tests.script_pair import load
+    mods = [load(src, "torchlite"), load(src, "torch")]
+    ours, theirs = tl.jit.script(mods[0].M()), torch.jit.script(mods[1].M())
+    path = str(tmp_path / "m.pt")
+    tl.jit.save(ours, path)
+    loaded = tl.jit.load(path)
+    want = theirs(torch.tensor(1.5), 2.5, {1: 0.1})
+    assert ours(tl.tensor(1.5), 2.5, {1: 0.1}) == loaded(tl.tensor(1.5), 2.5, {1: 0.1}) == want
+    assert "divmod(a, 2.0)" in ours.code and "{ {1: 0.5} }" in ours.code

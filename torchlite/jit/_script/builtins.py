@@ -3,6 +3,7 @@ getattr, type, all, any, print; warnings.warn, math's functions, torchlite.Size;
 only as a for loop's or comprehension's iterable): folded on constants, else prim:: ops."""
 from __future__ import annotations
 
+import ast
 import math
 import numbers
 import typing
@@ -103,7 +104,6 @@ def _pow(c, args, kwargs, node):
     """pow(a, b): `a ** b` (numbers: torch's aten::pow.int/float, a float; tensors: aten::pow)."""
     if len(args) != 2 or kwargs:
         return c.call_op("pow", list(args), dict(kwargs), node)  # torch's schema error (no 3-argument pow)
-    import ast
     return c.binop(ast.Pow(), args[0], args[1], node)
 
 
@@ -461,4 +461,5 @@ BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::In
              math.isfinite: _math("isfinite", T.BOOL), math.exp: _math("exp", T.FLOAT),
              math.log: _math("log", T.FLOAT), math.fabs: _math("fabs", T.FLOAT), math.prod: _math_const("prod"),
              math.pow: _math_const("pow"),
-             sum: _sum, abs: _abs, round: _round, divmod: _divmod, pow: _pow, ord: _ord_chr(ord, T.STR, T.INT), chr: _ord_chr(chr, T.INT, T.STR)}
+             sum: _sum, abs: _abs, round: _round, divmod: _divmod, pow: _pow, ord: _ord_chr(ord, T.STR, T.INT),
+             chr: _ord_chr(chr, T.INT, T.STR)}
