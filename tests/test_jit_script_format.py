@@ -244,3 +244,17 @@ def test_new_number_ops_and_dict_constants_save_and_load(tmp_path):
     want = theirs(torch.tensor(1.5), 2.5, {1: 0.1})
     assert ours(tl.tensor(1.5), 2.5, {1: 0.1}) == loaded(tl.tensor(1.5), 2.5, {1: 0.1}) == want
     assert "divmod(a, 2.0)" in ours.code and "{ {1: 0.5} }" in ours.code
+
+
+def test_object_str_as_torch():
+    """An object of a TorchScript class prints as Python's default: `<__torch__.<module>.Foo object at 0x...>`
+    (the module and address differ between the two runs; the rest is compared)."""
+    import re
+    src = ("@torch.jit.script\nclass Foo:\n    def __init__(self, a: int):\n        self.a = a\n"
+           "def f(a: int):\n    o = Foo(a)\n    return f'{o}|{[o]}'\n")
+    from tests.script_pair import load
+    outs = []
+    for lib in (tl, torch):
+        text = lib.jit.script(load(src, lib.__name__).f)(1)
+        outs.append(re.sub(r"_pair_\w+?_\d+\.Foo object at 0x[0-9a-f]+", "M.Foo object at ADDR", text))
+    assert outs[0] == outs[1] == "<__torch__.M.Foo object at ADDR>|[<__torch__.M.Foo object at ADDR>]"

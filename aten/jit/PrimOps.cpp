@@ -434,7 +434,8 @@ Outs warn_op(Stack& s, const Node&) {
 // str() of a value as TorchScript prints it (torch's IValue operator<<, used by aten::str, prim::format and
 // print): floats with an integral value that fits an int64 as `3.`, others with 17 significant digits
 // (0.10000000000000001); strings as they are, also inside containers (no quotes); bools True/False; dtypes,
-// layouts and memory formats as their numbers (script's ints), devices as `cpu`. A dict runs as a list of
+// layouts and memory formats as their numbers (script's ints), devices as `cpu`, objects as `<__torch__.M.Foo object
+// at 0x...>`, tensors as ATen's C++ printing (ScriptTensorStr.cpp). A dict runs as a list of
 // alternating keys and values, so the static type `t` (the node input's) tells one apart: `{k: v, ...}`.
 bool is_dict_type(const Type* t) {
   return t && t->kind == Type::Kind::Any && t->name != "Union" && t->elems.size() == 2;
@@ -470,6 +471,11 @@ std::string py_str(const IValue& v, const Type* t = nullptr) {
     case Tag::Device: return v.toDevice().str();
     case Tag::Generator: return "Generator";
     case Tag::Tensor: return script_tensor_str(v.toTensor());
+    case Tag::Object: {  // as Python prints an object (torch's): its class and address
+      std::ostringstream os;
+      os << "<" << v.toObject()->type_name << " object at " << static_cast<const void*>(v.toObject().get()) << ">";
+      return os.str();
+    }
     case Tag::List:
     case Tag::Tuple: {
       const auto& xs = v.toListRef();
