@@ -258,3 +258,23 @@ def test_object_str_as_torch():
         text = lib.jit.script(load(src, lib.__name__).f)(1)
         outs.append(re.sub(r"_pair_\w+?_\d+\.Foo object at 0x[0-9a-f]+", "M.Foo object at ADDR", text))
     assert outs[0] == outs[1] == "<__torch__.M.Foo object at ADDR>|[<__torch__.M.Foo object at ADDR>]"
+
+
+MATH_CASES = [("math.fmod(a, b)", "float, b: float", [(7.5, 2.0), (-7.5, 2.0), (1.0, 0.0)]),
+              ("math.copysign(a, b)", "float, b: float", [(2.0, -1.0), (-3.0, 0.0)]),
+              ("math.atan2(a, b)", "float, b: float", [(1.0, 1.0), (0.0, -1.0)]),
+              ("math.pow(a, b)", "float, b: float", [(3.0, 2.0), (2.0, 0.5)]),
+              ("math.pow(a, b)", "int, b: int", [(2, 10)]),
+              ("math.log(a, b)", "float, b: float", [(8.0, 2.0), (100.0, 10.0)]),
+              ("math.gcd(a, b)", "int, b: int", [(4, 6), (-12, 18), (0, 0), (7, 0)]),
+              ("math.log10(a)", "float, b: int", [(100.0, 0), (2.5, 0)]),
+              ("math.degrees(a) + math.radians(a)", "float, b: int", [(1.0, 0), (-2.5, 0)]),
+              ("math.fmod(7.5, 2.0) + math.gcd(4, 6) + math.log(8.0, 2.0)", "int, b: int", [(0, 0)])]
+
+
+@pytest.mark.parametrize("body,ann,calls", MATH_CASES, ids=[f"{c[0]}-{c[1]}" for c in MATH_CASES])
+def test_math_two_argument_functions_as_torch(body, ann, calls):
+    ours, theirs = both(f"import math\ndef f(a: {ann}):\n    return {body}\n")
+    for args in calls:
+        (got, gerr), (want, werr) = _run(ours, args), _run(theirs, args)
+        assert gerr == werr and (werr is not None or _same(got, want)), (body, args, got, want, gerr, werr)

@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Warning.h"
@@ -104,6 +105,28 @@ Outs divmod_op(Stack& s, const Node&) {
   double rem = std::fmod(a, b);
   if (rem != 0 && ((a < 0) != (b < 0))) rem += b;
   return {IValue((a - rem) / b), IValue(rem)};
+}
+// Python's two-argument math functions on numbers (the node's "fn"), as TorchScript's aten::fmod/copysign/atan2/
+// pow/log/gcd: floats, but gcd of ints; log(x, base) is log(x) / log(base).
+Outs math2_op(Stack& s, const Node& n) {
+  TL_CHECK(n.hasAttribute("fn"), "prim::math2 needs an 'fn' attribute");
+  const std::string& fn = n.attr("fn").toStringRef();
+  need_nums(fn.c_str(), s[0], s[1]);
+  if (fn == "gcd") {
+    TL_CHECK_TYPE(is_int(s[0]) && is_int(s[1]), "math.gcd: 'float' object cannot be interpreted as an integer");
+    uint64_t a = s[0].toInt() < 0 ? 0 - static_cast<uint64_t>(s[0].toInt()) : static_cast<uint64_t>(s[0].toInt());
+    uint64_t b = s[1].toInt() < 0 ? 0 - static_cast<uint64_t>(s[1].toInt()) : static_cast<uint64_t>(s[1].toInt());
+    while (b) a = std::exchange(b, a % b);
+    return {IValue(static_cast<int64_t>(a))};
+  }
+  const double a = s[0].toDouble(), b = s[1].toDouble();
+  if (fn == "fmod") return {IValue(std::fmod(a, b))};
+  if (fn == "copysign") return {IValue(std::copysign(a, b))};
+  if (fn == "atan2") return {IValue(std::atan2(a, b))};
+  if (fn == "pow") return {IValue(std::pow(a, b))};
+  if (fn == "log") return {IValue(std::log(a) / std::log(b))};
+  TL_CHECK(false, "prim::math2: unknown function '", fn, "'");
+  return {};
 }
 // A tensor where a number is expected (max(x, 1.5)): torch's aten::IntImplicit / FloatImplicit / ScalarImplicit
 // (the node's "to": int, float or number), the value of a 0-d tensor that does not require grad.
@@ -401,6 +424,9 @@ Outs math_op(Stack& s, const Node& n) {
   if (fn == "exp") return {IValue(std::exp(x))};
   if (fn == "fabs") return {IValue(std::fabs(x))};  // abs() of a float, math.fabs
   if (fn == "round") return {IValue(std::nearbyint(x))};  // round() of a number: a float, halves to even (torch's)
+  if (fn == "log10") return {IValue(std::log10(x))};
+  if (fn == "degrees") return {IValue(x * (180.0 / M_PI))};
+  if (fn == "radians") return {IValue(x * (M_PI / 180.0))};
   if (fn == "log") {
     TL_CHECK(x > 0, "ValueError: math domain error");
     return {IValue(std::log(x))};
@@ -605,7 +631,8 @@ const PrimOp kPrims[] = {
     {"prim::size", size, 0, 1, 1}, {"prim::size_dim", size_dim, 0, 2, 1}, {"prim::dim", dim, 0, 1, 1},
     {"prim::numel", numel, 0, 1, 1}, {"prim::dtype", dtype, 0, 1, 1}, {"prim::format", format, 0, kAnyCount, 1},
     {"prim::device", device, 0, 1, 1}, {"prim::is_floating_point", is_floating_point, 0, 1, 1},
-    {"prim::is_complex", is_complex, 0, 1, 1}, {"prim::math", math_op, 0, 1, 1}, {"prim::warn", warn_op, kPrimEffect, 1, 0},
+    {"prim::is_complex", is_complex, 0, 1, 1}, {"prim::math", math_op, 0, 1, 1},
+    {"prim::math2", math2_op, 0, 2, 1}, {"prim::warn", warn_op, kPrimEffect, 1, 0},
     {"prim::str_format", str_format, 0, kAnyCount, 1},
     {"prim::print", print_op, kPrimEffect, kAnyCount, 0}, {"prim::grad_enabled", grad_enabled, kPrimEffect, 0, 1},
     {"prim::set_grad_enabled", set_grad_enabled, kPrimEffect, 1, 0},

@@ -238,7 +238,7 @@ class _Printer:
             self.emit(indent, f"{target} = {kind[6:]}({', '.join(ins)})")
         elif kind == "prim::math" and node.s("fn") == "round":  # round() of a number (a float, as script's)
             self.emit(indent, f"{target} = round({ins[0]})")
-        elif kind == "prim::math":
+        elif kind in ("prim::math", "prim::math2"):
             self.emit(indent, f"{target} = math.{node.s('fn')}({', '.join(ins)})")
         elif kind == "prim::implicit_num":  # a tensor where a number is expected
             to = node.s("to")

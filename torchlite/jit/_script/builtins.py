@@ -382,6 +382,31 @@ def _math(name, out):
     return f
 
 
+def _math2(name, out):
+    """math.fmod/copysign/atan2/pow/gcd(a, b) and math.log(x, base): prim::math2 (torch's aten ops on numbers)."""
+    pyf = getattr(math, name)
+    one = _math(name, out) if name == "log" else None
+
+    def f(c, args, kwargs, node):
+        if one is not None and len(args) == 1:
+            return one(c, args, kwargs, node)
+        if len(args) != 2 or kwargs:
+            raise c.error(node, f"math.{name}() takes two arguments")
+        a, b = c.number(args[0]), c.number(args[1])
+        want = ("int",) if name == "gcd" else ("int", "float", "Number")
+        if any(x.type is None or x.type.kind not in want for x in (a, b)):
+            raise c.error(node, f"math.{name}() takes {'ints' if name == 'gcd' else 'numbers'} in script, got "
+                                f"{a.type} and {b.type}")
+        if a.is_const and b.is_const:
+            try:
+                return const_sv(pyf(a.const, b.const))
+            except (ValueError, ZeroDivisionError, OverflowError):
+                pass  # the op's own result when run, as torch's
+        return SV(out, value=c.insert("prim::math2", [c.value(a, node), c.value(b, node)], [out])
+                  .s_("fn", name).output())
+    return f
+
+
 def _math_const(name):
     pyf = getattr(math, name)
 
@@ -459,7 +484,10 @@ BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::In
              math.sqrt: _math("sqrt", T.FLOAT), math.floor: _math("floor", T.INT), math.ceil: _math("ceil", T.INT),
              math.isinf: _math("isinf", T.BOOL), math.isnan: _math("isnan", T.BOOL),
              math.isfinite: _math("isfinite", T.BOOL), math.exp: _math("exp", T.FLOAT),
-             math.log: _math("log", T.FLOAT), math.fabs: _math("fabs", T.FLOAT), math.prod: _math_const("prod"),
-             math.pow: _math_const("pow"),
+             math.log: _math2("log", T.FLOAT), math.fabs: _math("fabs", T.FLOAT), math.prod: _math_const("prod"),
+             math.pow: _math2("pow", T.FLOAT), math.fmod: _math2("fmod", T.FLOAT),
+             math.copysign: _math2("copysign", T.FLOAT), math.atan2: _math2("atan2", T.FLOAT),
+             math.gcd: _math2("gcd", T.INT), math.log10: _math("log10", T.FLOAT),
+             math.degrees: _math("degrees", T.FLOAT), math.radians: _math("radians", T.FLOAT),
              sum: _sum, abs: _abs, round: _round, divmod: _divmod, pow: _pow, ord: _ord_chr(ord, T.STR, T.INT),
              chr: _ord_chr(chr, T.INT, T.STR)}
