@@ -278,3 +278,19 @@ def test_math_two_argument_functions_as_torch(body, ann, calls):
     for args in calls:
         (got, gerr), (want, werr) = _run(ours, args), _run(theirs, args)
         assert gerr == werr and (werr is not None or _same(got, want)), (body, args, got, want, gerr, werr)
+
+
+SEQ_CASES = [("max(xs)", "xs: List[float]", [([1.0, 3.5, float("nan")],), ([float("nan"), 1.0],), ([],), ([-0.0, 0.0],)]),
+             ("min(xs)", "xs: List[int]", [([4, 2, 9],), ([],)]),
+             ("max(xs), min(xs)", "xs: List[bool]", [([True, False],)]),
+             ("max(a, b, a), min(b, a, b, a)", "a: int, b: int", [(1, 3), (5, -2)]),
+             ("max(a, b, a)", "a: float, b: float", [(1.5, 0.5)]),
+             ("max([3, 1, 2]) + min([0.5, 0.25])", "a: int", [(0,)])]
+
+
+@pytest.mark.parametrize("body,ann,calls", SEQ_CASES, ids=[f"{c[0]}-{c[1]}" for c in SEQ_CASES])
+def test_max_min_of_lists_and_several_values_as_torch(body, ann, calls):
+    ours, theirs = both(f"def f({ann}):\n    return {body}\n")
+    for args in calls:
+        (got, gerr), (want, werr) = _run(ours, args), _run(theirs, args)
+        assert gerr == werr and (werr is not None or _same(got, want)), (body, args, got, want, gerr, werr)

@@ -183,6 +183,18 @@ Outs is(Stack& s, const Node&) { return {IValue(s[0].same(s[1]))}; }
 Outs isnot(Stack& s, const Node&) { return {IValue(!s[0].same(s[1]))}; }
 Outs min_op(Stack& s, const Node&) { return {compare("min", s[1], s[0]) == -1 ? s[1] : s[0]}; }
 Outs max_op(Stack& s, const Node&) { return {compare("max", s[1], s[0]) == 1 ? s[1] : s[0]}; }
+// max(xs) / min(xs) of a list of numbers or bools (and max(a, b, c) of one type): torch's prim::max.self_int etc.,
+// the first of the extreme values (a nan is kept only where it comes first, as torch's `x > best` scan).
+Outs seq_extreme(Stack& s, const char* name, int want) {
+  const auto& xs = s[0].toListRef();
+  TL_CHECK(!xs.empty(), name, "() arg is an empty sequence");  // (a RuntimeError, as torch's)
+  IValue best = xs[0];
+  for (size_t i = 1; i < xs.size(); ++i)
+    if (compare(name, xs[i], best) == want) best = xs[i];
+  return {best};
+}
+Outs list_max(Stack& s, const Node&) { return seq_extreme(s, "max", 1); }
+Outs list_min(Stack& s, const Node&) { return seq_extreme(s, "min", -1); }
 
 IValue scalar_ivalue(const Scalar& v) {
   if (v.is_bool()) return IValue(v.to<bool>());
@@ -615,6 +627,7 @@ const PrimOp kPrims[] = {
     {"prim::lt", lt, 0, 2, 1}, {"prim::le", le, 0, 2, 1}, {"prim::gt", gt, 0, 2, 1}, {"prim::ge", ge, 0, 2, 1},
     {"prim::eq", eq, 0, 2, 1}, {"prim::ne", ne, 0, 2, 1}, {"prim::not", not_op, 0, 1, 1}, {"prim::is", is, 0, 2, 1},
     {"prim::isnot", isnot, 0, 2, 1}, {"prim::min", min_op, 0, 2, 1}, {"prim::max", max_op, 0, 2, 1},
+    {"prim::list_max", list_max, 0, 1, 1}, {"prim::list_min", list_min, 0, 1, 1},
     {"prim::Int", to_int, 0, 1, 1}, {"prim::Float", to_float, 0, 1, 1}, {"prim::Bool", to_bool, 0, 1, 1},
     {"prim::item", item_op, 0, 1, 1}, {"prim::len", len, 0, 1, 1}, {"prim::getitem", getitem, 0, 2, 1},
     {"prim::setitem", setitem, kPrimWritesFirst, 3, 0}, {"prim::append", append, kPrimWritesFirst, 2, 0},

@@ -234,8 +234,8 @@ class _Printer:
             self.emit(indent, f"{target} = {ins[1]} in {ins[0]}")
         elif kind in ("prim::dtype", "prim::device"):  # tensor properties
             self.emit(indent, f"{target} = {ins[0]}.{kind[6:]}")
-        elif kind in ("prim::min", "prim::max"):  # of two numbers: Python's (torch.min would be the tensor op)
-            self.emit(indent, f"{target} = {kind[6:]}({', '.join(ins)})")
+        elif kind in ("prim::min", "prim::max", "prim::list_min", "prim::list_max"):  # of numbers (Python's)
+            self.emit(indent, f"{target} = {kind[-3:]}({', '.join(ins)})")
         elif kind == "prim::math" and node.s("fn") == "round":  # round() of a number (a float, as script's)
             self.emit(indent, f"{target} = round({ins[0]})")
         elif kind in ("prim::math", "prim::math2"):

@@ -39,7 +39,7 @@ def _convert(kind, t, pyf):
 def _minmax(kind, pyf):
     def mm(c, args, kwargs, node):
         if len(args) != 2:
-            raise c.error(node, f"{pyf.__name__}() takes two numbers in script")
+            return _seq_minmax(c, kind, pyf.__name__, args, kwargs, node)
         a, b = c.number(args[0]), c.number(args[1])
         args = (a, b)
         if a.is_const and b.is_const:
@@ -61,6 +61,25 @@ def _minmax(kind, pyf):
 
 
 _NUM_KINDS = ("int", "float", "Number")
+
+
+def _seq_minmax(c, kind, name, args, kwargs, node):
+    """max(xs) of a List[int/float/bool], and max(a, b, c, ...) of one such type (a list built of them), as torch's
+    prim::max.self_int/self_float/self_bool: prim::list_max / list_min; an empty list raises when run."""
+    if len(args) == 1 and not kwargs and args[0].type is not None and args[0].type.kind == "List":
+        xs, et = args[0], args[0].type.elems[0]
+    elif len(args) > 2 and not kwargs and all(a.type is not None for a in args) \
+            and len({a.type.kind for a in args}) == 1:
+        et = args[0].type
+        xs = SV(T.List(et), value=c.insert("prim::ListConstruct", [c.value(a, node) for a in args],
+                                           [T.List(et)]).output())
+    else:
+        raise c.error(node, f"Arguments for call are not valid.\n{name}() takes two numbers, a list of numbers or "
+                            f"several values of one type in script, got ({', '.join(str(a.type) for a in args)})")
+    if et.kind not in ("int", "float", "bool"):
+        raise c.error(node, f"Arguments for call are not valid.\n{name}() of a {xs.type}: torch has it for lists of "
+                            "int, float and bool")
+    return SV(et, value=c.insert(kind.replace("prim::", "prim::list_"), [c.value(xs, node)], [et]).output())
 
 
 def _implicit(c, t, want, node):
