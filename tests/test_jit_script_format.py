@@ -294,3 +294,9 @@ def test_max_min_of_lists_and_several_values_as_torch(body, ann, calls):
     for args in calls:
         (got, gerr), (want, werr) = _run(ours, args), _run(theirs, args)
         assert gerr == werr and (werr is not None or _same(got, want)), (body, args, got, want, gerr, werr)
+
+
+@pytest.mark.parametrize("a", [0, 255, -255, 8, 5, 2 ** 63 - 1, -2 ** 63])
+def test_hex_oct_bin_as_torch(a):
+    ours, theirs = both("def f(a: int):\n    return hex(a), oct(a), bin(a), hex(255) + bin(5)\n")
+    assert ours(a) == theirs(a)

@@ -534,6 +534,20 @@ std::string py_str(const IValue& v, const Type* t = nullptr) {
 const Type* input_type(const Node& n, size_t i) {
   return i < n.inputs().size() && n.inputs()[i]->type() ? n.inputs()[i]->type().get() : nullptr;
 }
+// hex(a) / oct(a) / bin(a) of an int (the node's "base": 16, 8 or 2), as Python and torch's aten::hex/oct/bin.
+Outs int_base(Stack& s, const Node& n) {
+  TL_CHECK_TYPE(is_int(s[0]), "'", s[0].tag_name(), "' object cannot be interpreted as an integer");
+  const int64_t base = n.attr("base").toInt();
+  const int64_t a = s[0].toInt();
+  uint64_t m = a < 0 ? 0 - static_cast<uint64_t>(a) : static_cast<uint64_t>(a);  // (-2^63 too)
+  std::string digits;
+  do {
+    digits += "0123456789abcdef"[m % static_cast<uint64_t>(base)];
+    m /= static_cast<uint64_t>(base);
+  } while (m);
+  std::reverse(digits.begin(), digits.end());
+  return {IValue(std::string(a < 0 ? "-" : "") + (base == 16 ? "0x" : base == 8 ? "0o" : "0b") + digits)};
+}
 Outs format(Stack& s, const Node& n) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) out += py_str(s[i], input_type(n, i));
@@ -627,7 +641,7 @@ const PrimOp kPrims[] = {
     {"prim::lt", lt, 0, 2, 1}, {"prim::le", le, 0, 2, 1}, {"prim::gt", gt, 0, 2, 1}, {"prim::ge", ge, 0, 2, 1},
     {"prim::eq", eq, 0, 2, 1}, {"prim::ne", ne, 0, 2, 1}, {"prim::not", not_op, 0, 1, 1}, {"prim::is", is, 0, 2, 1},
     {"prim::isnot", isnot, 0, 2, 1}, {"prim::min", min_op, 0, 2, 1}, {"prim::max", max_op, 0, 2, 1},
-    {"prim::list_max", list_max, 0, 1, 1}, {"prim::list_min", list_min, 0, 1, 1},
+    {"prim::list_max", list_max, 0, 1, 1}, {"prim::int_base", int_base, 0, 1, 1}, {"prim::list_min", list_min, 0, 1, 1},
     {"prim::Int", to_int, 0, 1, 1}, {"prim::Float", to_float, 0, 1, 1}, {"prim::Bool", to_bool, 0, 1, 1},
     {"prim::item", item_op, 0, 1, 1}, {"prim::len", len, 0, 1, 1}, {"prim::getitem", getitem, 0, 2, 1},
     {"prim::setitem", setitem, kPrimWritesFirst, 3, 0}, {"prim::append", append, kPrimWritesFirst, 2, 0},

@@ -243,6 +243,9 @@ class _Printer:
         elif kind == "prim::implicit_num":  # a tensor where a number is expected
             to = node.s("to")
             self.emit(indent, f"{target} = {to}({ins[0]})" if to != "number" else f"{target} = {ins[0]}.item()")
+        elif kind == "prim::int_base":  # hex(a) / oct(a) / bin(a)
+            fn = {16: "hex", 8: "oct", 2: "bin"}[node.i("base")]
+            self.emit(indent, f"{target} = {fn}({ins[0]})")
         elif kind == "prim::divmod":
             self.emit(indent, f"{target} = divmod({', '.join(ins)})")
         elif kind == "prim::RaiseException":  # (torch's code: ops.prim.RaiseException(...), which it cannot read)

@@ -119,6 +119,20 @@ def _divmod(c, args, kwargs, node):
     return SV(T.Tuple([t, t]), items=[SV(t, value=n.outputs()[0]), SV(t, value=n.outputs()[1])])
 
 
+def _int_base(pyf, base):
+    """hex(a) / oct(a) / bin(a) of an int: prim::int_base (torch's aten::hex/oct/bin), folded on constants."""
+    def f(c, args, kwargs, node):
+        if len(args) != 1 or kwargs or args[0].type is None or args[0].type.kind not in ("int", "bool"):
+            got = ", ".join(str(a.type) for a in args)
+            raise c.error(node, f"Arguments for call are not valid.\n{pyf.__name__}() takes an int in script, got ({got})")
+        if args[0].is_const:
+            return SV(T.STR, const=pyf(args[0].const))
+        n = c.insert("prim::int_base", [c.value(args[0], node)], [T.STR])
+        n.i_("base", base)
+        return SV(T.STR, value=n.output())
+    return f
+
+
 def _pow(c, args, kwargs, node):
     """pow(a, b): `a ** b` (numbers: torch's aten::pow.int/float, a float; tensors: aten::pow)."""
     if len(args) != 2 or kwargs:
@@ -509,4 +523,4 @@ BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::In
              math.gcd: _math2("gcd", T.INT), math.log10: _math("log10", T.FLOAT),
              math.degrees: _math("degrees", T.FLOAT), math.radians: _math("radians", T.FLOAT),
              sum: _sum, abs: _abs, round: _round, divmod: _divmod, pow: _pow, ord: _ord_chr(ord, T.STR, T.INT),
-             chr: _ord_chr(chr, T.INT, T.STR)}
+             chr: _ord_chr(chr, T.INT, T.STR), hex: _int_base(hex, 16), oct: _int_base(oct, 8), bin: _int_base(bin, 2)}
