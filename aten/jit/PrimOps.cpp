@@ -6,12 +6,14 @@
 #include <limits>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Warning.h"
 #include "aten/autograd/GradMode.h"
 #include "aten/jit/IR.h"
 #include "aten/jit/ScriptPrims.h"
+#include "aten/jit/ScriptTensorStr.h"
 
 namespace tl::jit {
 namespace {
@@ -39,8 +41,7 @@ int64_t floordiv(int64_t a, int64_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-double pymod(double a, double b) {
-  TL_CHECK(b != 0, "ZeroDivisionError: float modulo");
+double pymod(double a, double b) {  // (b == 0: nan, torch's)
   double r = std::fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
@@ -68,16 +69,17 @@ Outs sub(Stack& s, const Node&) {
 Outs mul(Stack& s, const Node&) {
   return arith("mul", s, wrap_mul, [](double a, double b) { return a * b; });
 }
+// Division of numbers as TorchScript's aten::div / floordiv / remainder: `/` and float `//` and `%` by zero give
+// IEEE's inf or nan (torch's, where Python raises); int `//` by zero is torch's "division by 0".
 Outs truediv(Stack& s, const Node&) {
   need_nums("div", s[0], s[1]);
-  TL_CHECK(s[1].toDouble() != 0, "ZeroDivisionError: division by zero");
   return {IValue(s[0].toDouble() / s[1].toDouble())};
 }
 Outs floordiv_op(Stack& s, const Node&) {
-  return arith("floordiv", s, floordiv, [](double a, double b) {
-    TL_CHECK(b != 0, "ZeroDivisionError: float divmod()");
-    return std::floor(a / b);
-  });
+  return arith("floordiv", s, [](int64_t a, int64_t b) {
+    TL_CHECK(b != 0, "division by 0");
+    return floordiv(a, b);
+  }, [](double a, double b) { return std::floor(a / b); });
 }
 Outs mod(Stack& s, const Node&) {
   return arith("remainder", s, [](int64_t a, int64_t b) {
@@ -88,6 +90,56 @@ Outs mod(Stack& s, const Node&) {
 Outs pow_op(Stack& s, const Node&) {  // as TorchScript's aten::pow.int: a float
   need_nums("pow", s[0], s[1]);
   return {IValue(std::pow(s[0].toDouble(), s[1].toDouble()))};
+}
+// divmod(a, b) as TorchScript's aten::divmod: ints give Python's (floor quotient, remainder with the divisor's
+// sign); otherwise floats, the remainder by fmod moved to the divisor's sign and the quotient (a - rem) / b.
+Outs divmod_op(Stack& s, const Node&) {
+  need_nums("divmod", s[0], s[1]);
+  if (is_int(s[0]) && is_int(s[1])) {
+    int64_t a = s[0].toInt(), b = s[1].toInt();
+    int64_t q = floordiv(a, b);
+    return {IValue(q), IValue(wrap_sub(a, wrap_mul(q, b)))};
+  }
+  double a = s[0].toDouble(), b = s[1].toDouble();
+  TL_CHECK(b != 0, "ZeroDivisionError: float divmod()");
+  double rem = std::fmod(a, b);
+  if (rem != 0 && ((a < 0) != (b < 0))) rem += b;
+  return {IValue((a - rem) / b), IValue(rem)};
+}
+// Python's two-argument math functions on numbers (the node's "fn"), as TorchScript's aten::fmod/copysign/atan2/
+// pow/log/gcd: floats, but gcd of ints; log(x, base) is log(x) / log(base).
+Outs math2_op(Stack& s, const Node& n) {
+  TL_CHECK(n.hasAttribute("fn"), "prim::math2 needs an 'fn' attribute");
+  const std::string& fn = n.attr("fn").toStringRef();
+  need_nums(fn.c_str(), s[0], s[1]);
+  if (fn == "gcd") {
+    TL_CHECK_TYPE(is_int(s[0]) && is_int(s[1]), "math.gcd: 'float' object cannot be interpreted as an integer");
+    uint64_t a = s[0].toInt() < 0 ? 0 - static_cast<uint64_t>(s[0].toInt()) : static_cast<uint64_t>(s[0].toInt());
+    uint64_t b = s[1].toInt() < 0 ? 0 - static_cast<uint64_t>(s[1].toInt()) : static_cast<uint64_t>(s[1].toInt());
+    while (b) a = std::exchange(b, a % b);
+    return {IValue(static_cast<int64_t>(a))};
+  }
+  const double a = s[0].toDouble(), b = s[1].toDouble();
+  if (fn == "fmod") return {IValue(std::fmod(a, b))};
+  if (fn == "copysign") return {IValue(std::copysign(a, b))};
+  if (fn == "atan2") return {IValue(std::atan2(a, b))};
+  if (fn == "pow") return {IValue(std::pow(a, b))};
+  if (fn == "log") return {IValue(std::log(a) / std::log(b))};
+  TL_CHECK(false, "prim::math2: unknown function '", fn, "'");
+  return {};
+}
+// A tensor where a number is expected (max(x, 1.5)): torch's aten::IntImplicit / FloatImplicit / ScalarImplicit
+// (the node's "to": int, float or number), the value of a 0-d tensor that does not require grad.
+Outs implicit_num(Stack& s, const Node& n) {
+  const Tensor& t = s[0].toTensor();
+  const std::string to = n.hasAttribute("to") ? n.attr("to").toStringRef() : "number";
+  TL_CHECK(!t.requires_grad(), "Cannot input a tensor that requires grad as a scalar argument");
+  TL_CHECK(t.dim() == 0, "Cannot input a tensor of dimension other than 0 as a scalar argument");
+  TL_CHECK(to != "int" || is_integral_type(t.scalar_type(), false), "Cannot input a tensor of type ",
+           legacy_type_name(t.scalar_type()), " as an integral argument");
+  IValue v(tensor_item(t));
+  if (to == "float") return {IValue(v.tag() == Tag::Bool ? (v.toBool() ? 1.0 : 0.0) : v.toDouble())};
+  return {v};
 }
 Outs neg(Stack& s, const Node&) {
   TL_CHECK_TYPE(is_num(s[0]), "neg: unsupported operand type ", s[0].tag_name());
@@ -131,6 +183,18 @@ Outs is(Stack& s, const Node&) { return {IValue(s[0].same(s[1]))}; }
 Outs isnot(Stack& s, const Node&) { return {IValue(!s[0].same(s[1]))}; }
 Outs min_op(Stack& s, const Node&) { return {compare("min", s[1], s[0]) == -1 ? s[1] : s[0]}; }
 Outs max_op(Stack& s, const Node&) { return {compare("max", s[1], s[0]) == 1 ? s[1] : s[0]}; }
+// max(xs) / min(xs) of a list of numbers or bools (and max(a, b, c) of one type): torch's prim::max.self_int etc.,
+// the first of the extreme values (a nan is kept only where it comes first, as torch's `x > best` scan).
+Outs seq_extreme(Stack& s, const char* name, int want) {
+  const auto& xs = s[0].toListRef();
+  TL_CHECK(!xs.empty(), name, "() arg is an empty sequence");  // (a RuntimeError, as torch's)
+  IValue best = xs[0];
+  for (size_t i = 1; i < xs.size(); ++i)
+    if (compare(name, xs[i], best) == want) best = xs[i];
+  return {best};
+}
+Outs list_max(Stack& s, const Node&) { return seq_extreme(s, "max", 1); }
+Outs list_min(Stack& s, const Node&) { return seq_extreme(s, "min", -1); }
 
 IValue scalar_ivalue(const Scalar& v) {
   if (v.is_bool()) return IValue(v.to<bool>());
@@ -371,6 +435,10 @@ Outs math_op(Stack& s, const Node& n) {
   if (fn == "isfinite") return {IValue(std::isfinite(x))};
   if (fn == "exp") return {IValue(std::exp(x))};
   if (fn == "fabs") return {IValue(std::fabs(x))};  // abs() of a float, math.fabs
+  if (fn == "round") return {IValue(std::nearbyint(x))};  // round() of a number: a float, halves to even (torch's)
+  if (fn == "log10") return {IValue(std::log10(x))};
+  if (fn == "degrees") return {IValue(x * (180.0 / M_PI))};
+  if (fn == "radians") return {IValue(x * (M_PI / 180.0))};
   if (fn == "log") {
     TL_CHECK(x > 0, "ValueError: math domain error");
     return {IValue(std::log(x))};
@@ -401,82 +469,113 @@ Outs warn_op(Stack& s, const Node&) {
   return {};
 }
 
-// An f-string: the parts' str() joined (strings as they are, numbers and lists as printed).
-std::string py_str(const IValue& v) {
+// str() of a value as TorchScript prints it (torch's IValue operator<<, used by aten::str, prim::format and
+// print): floats with an integral value that fits an int64 as `3.`, others with 17 significant digits
+// (0.10000000000000001); strings as they are, also inside containers (no quotes); bools True/False; dtypes,
+// layouts and memory formats as their numbers (script's ints), devices as `cpu`, objects as `<__torch__.M.Foo object
+// at 0x...>`, tensors as ATen's C++ printing (ScriptTensorStr.cpp). A dict runs as a list of
+// alternating keys and values, so the static type `t` (the node input's) tells one apart: `{k: v, ...}`.
+bool is_dict_type(const Type* t) {
+  return t && t->kind == Type::Kind::Any && t->name != "Union" && t->elems.size() == 2;
+}
+const Type* elem_type(const Type* t, size_t i) {
+  if (!t) return nullptr;
+  if (t->kind == Type::Kind::Optional) t = t->elems.empty() ? nullptr : t->elems[0].get();
+  if (!t) return nullptr;
+  if (t->kind == Type::Kind::List) return t->elems.empty() ? nullptr : t->elems[0].get();
+  if (t->kind == Type::Kind::Tuple) return i < t->elems.size() ? t->elems[i].get() : nullptr;
+  return nullptr;
+}
+std::string script_float_str(double d) {
+  int c = std::fpclassify(d);
+  // An int64 holds [-2^63, 2^63): the range check keeps the cast defined (torch's cast is of the same range).
+  if ((c == FP_NORMAL || c == FP_ZERO) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+    int64_t i = static_cast<int64_t>(d);
+    if (static_cast<double>(i) == d) return std::to_string(i) + ".";
+  }
+  std::ostringstream os;
+  os.precision(std::numeric_limits<double>::max_digits10);
+  os << d;
+  return os.str();
+}
+std::string py_str(const IValue& v, const Type* t = nullptr) {
+  if (t && t->kind == Type::Kind::Optional) t = t->elems.empty() ? nullptr : t->elems[0].get();
   switch (v.tag()) {
+    case Tag::None: return "None";
     case Tag::String: return v.toStringRef();
     case Tag::Bool: return v.toBool() ? "True" : "False";
-    case Tag::Double: {  // Python's shortest round-tripping form
-      double d = v.toDouble();
-      if (!std::isfinite(d)) return v.repr();
-      for (int p = 1; p <= 17; ++p) {
-        std::ostringstream os;
-        os.precision(p);
-        os << d;
-        if (std::stod(os.str()) == d) {
-          std::string out = os.str();
-          return out.find_first_of(".e") == std::string::npos ? out + ".0" : out;
-        }
-      }
-      return v.repr();
+    case Tag::Int: return std::to_string(v.toInt());
+    case Tag::Double: return script_float_str(v.toDouble());
+    case Tag::Device: return v.toDevice().str();
+    case Tag::Generator: return "Generator";
+    case Tag::Tensor: return script_tensor_str(v.toTensor());
+    case Tag::Object: {  // as Python prints an object (torch's): its class and address
+      std::ostringstream os;
+      os << "<" << v.toObject()->type_name << " object at " << static_cast<const void*>(v.toObject().get()) << ">";
+      return os.str();
     }
     case Tag::List:
     case Tag::Tuple: {
-      std::string out = v.isList() ? "[" : "(";
       const auto& xs = v.toListRef();
-      for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + py_str(xs[i]);
+      std::string out;
+      if (v.isList() && is_dict_type(t)) {
+        out = "{";
+        for (size_t i = 0; i + 1 < xs.size(); i += 2)
+          out += (i ? ", " : "") + py_str(xs[i], t->elems[0].get()) + ": " + py_str(xs[i + 1], t->elems[1].get());
+        return out + "}";
+      }
+      out = v.isList() ? "[" : "(";
+      for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + py_str(xs[i], elem_type(t, i));
       return out + (v.isList() ? "]" : (xs.size() == 1 ? ",)" : ")"));
     }
-    default: return v.repr();
+    default: return v.repr();  // ScalarType/Layout/MemoryFormat as numbers
   }
 }
-Outs format(Stack& s, const Node&) {
+const Type* input_type(const Node& n, size_t i) {
+  return i < n.inputs().size() && n.inputs()[i]->type() ? n.inputs()[i]->type().get() : nullptr;
+}
+// hex(a) / oct(a) / bin(a) of an int (the node's "base": 16, 8 or 2), as Python and torch's aten::hex/oct/bin.
+Outs int_base(Stack& s, const Node& n) {
+  TL_CHECK_TYPE(is_int(s[0]), "'", s[0].tag_name(), "' object cannot be interpreted as an integer");
+  const int64_t base = n.attr("base").toInt();
+  const int64_t a = s[0].toInt();
+  uint64_t m = a < 0 ? 0 - static_cast<uint64_t>(a) : static_cast<uint64_t>(a);  // (-2^63 too)
+  std::string digits;
+  do {
+    digits += "0123456789abcdef"[m % static_cast<uint64_t>(base)];
+    m /= static_cast<uint64_t>(base);
+  } while (m);
+  std::reverse(digits.begin(), digits.end());
+  return {IValue(std::string(a < 0 ? "-" : "") + (base == 16 ? "0x" : base == 8 ? "0o" : "0b") + digits)};
+}
+Outs format(Stack& s, const Node& n) {
   std::string out;
-  for (const IValue& v : s) out += py_str(v);
+  for (size_t i = 0; i < s.size(); ++i) out += py_str(s[i], input_type(n, i));
   return {IValue(std::move(out))};
 }
 
-// fmt.format(a, b) with a run-time format: "{}" and "{0}"-style fields replaced by the arguments' str(),
-// "{{" and "}}" by braces (no specs or conversions, as script's compile-time format).
-Outs str_format(Stack& s, const Node&) {
+// fmt.format(a, b) as TorchScript's aten::format: each "{}" in turn is replaced by the next argument's str(); all
+// other text, "{0}", "{{" and format specs included, stays as it is (torch's rule, not Python's); arguments left
+// over are ignored, too few is torch's error.
+Outs str_format(Stack& s, const Node& n) {
   TL_CHECK_TYPE(s[0].tag() == Tag::String, "format: expected a str format, got ", s[0].tag_name());
   const std::string& fmt = s[0].toStringRef();
   std::string out;
-  size_t next = 1;
-  for (size_t i = 0; i < fmt.size(); ++i) {
-    char ch = fmt[i];
-    if ((ch == '{' || ch == '}') && i + 1 < fmt.size() && fmt[i + 1] == ch) {
-      out += ch;
-      ++i;
-      continue;
-    }
-    TL_CHECK_VALUE(ch != '}', "Single '}' encountered in format string");
-    if (ch != '{') {
-      out += ch;
-      continue;
-    }
-    size_t close = fmt.find('}', i);
-    TL_CHECK_VALUE(close != std::string::npos, "Single '{' encountered in format string");
-    std::string field = fmt.substr(i + 1, close - i - 1);
-    size_t arg = next;
-    if (field.empty()) {
-      ++next;
-    } else {
-      TL_CHECK_VALUE(field.find_first_not_of("0123456789") == std::string::npos && field.size() < 9,
-                     "format: only positional fields ({} or {0}) are supported in script, got {", field, "}");
-      arg = 1 + static_cast<size_t>(std::stoul(field));
-    }
-    TL_CHECK(arg < s.size(), "IndexError: Replacement index ", arg - 1, " out of range for positional args tuple");
-    out += py_str(s[arg]);
-    i = close;
+  size_t begin = 0;
+  for (size_t arg = 1;; ++arg) {
+    size_t at = fmt.find("{}", begin);
+    if (at == std::string::npos) break;
+    TL_CHECK(arg < s.size(), "Too few arguments for format string: ", fmt);
+    out += fmt.substr(begin, at - begin) + py_str(s[arg], input_type(n, arg));
+    begin = at + 2;
   }
-  return {IValue(std::move(out))};
+  return {IValue(out + fmt.substr(begin))};
 }
 
 // print(a, b): the arguments' str() joined by spaces, a newline, to stdout (flushed: it interleaves with Python's).
-Outs print_op(Stack& s, const Node&) {
+Outs print_op(Stack& s, const Node& n) {
   std::string out;
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? " " : "") + py_str(s[i]);
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? " " : "") + py_str(s[i], input_type(n, i));
   std::fputs((out + "\n").c_str(), stdout);
   std::fflush(stdout);
   return {};
@@ -537,10 +636,12 @@ Outs create_object(Stack&, const Node& n) {
 const PrimOp kPrims[] = {
     {"prim::add", add, 0, 2, 1}, {"prim::sub", sub, 0, 2, 1}, {"prim::mul", mul, 0, 2, 1},
     {"prim::truediv", truediv, 0, 2, 1}, {"prim::floordiv", floordiv_op, 0, 2, 1}, {"prim::mod", mod, 0, 2, 1},
-    {"prim::pow", pow_op, 0, 2, 1}, {"prim::neg", neg, 0, 1, 1},
+    {"prim::pow", pow_op, 0, 2, 1}, {"prim::divmod", divmod_op, 0, 2, 2},
+    {"prim::implicit_num", implicit_num, 0, 1, 1}, {"prim::neg", neg, 0, 1, 1},
     {"prim::lt", lt, 0, 2, 1}, {"prim::le", le, 0, 2, 1}, {"prim::gt", gt, 0, 2, 1}, {"prim::ge", ge, 0, 2, 1},
     {"prim::eq", eq, 0, 2, 1}, {"prim::ne", ne, 0, 2, 1}, {"prim::not", not_op, 0, 1, 1}, {"prim::is", is, 0, 2, 1},
     {"prim::isnot", isnot, 0, 2, 1}, {"prim::min", min_op, 0, 2, 1}, {"prim::max", max_op, 0, 2, 1},
+    {"prim::list_max", list_max, 0, 1, 1}, {"prim::int_base", int_base, 0, 1, 1}, {"prim::list_min", list_min, 0, 1, 1},
     {"prim::Int", to_int, 0, 1, 1}, {"prim::Float", to_float, 0, 1, 1}, {"prim::Bool", to_bool, 0, 1, 1},
     {"prim::item", item_op, 0, 1, 1}, {"prim::len", len, 0, 1, 1}, {"prim::getitem", getitem, 0, 2, 1},
     {"prim::setitem", setitem, kPrimWritesFirst, 3, 0}, {"prim::append", append, kPrimWritesFirst, 2, 0},
@@ -557,7 +658,8 @@ const PrimOp kPrims[] = {
     {"prim::size", size, 0, 1, 1}, {"prim::size_dim", size_dim, 0, 2, 1}, {"prim::dim", dim, 0, 1, 1},
     {"prim::numel", numel, 0, 1, 1}, {"prim::dtype", dtype, 0, 1, 1}, {"prim::format", format, 0, kAnyCount, 1},
     {"prim::device", device, 0, 1, 1}, {"prim::is_floating_point", is_floating_point, 0, 1, 1},
-    {"prim::is_complex", is_complex, 0, 1, 1}, {"prim::math", math_op, 0, 1, 1}, {"prim::warn", warn_op, kPrimEffect, 1, 0},
+    {"prim::is_complex", is_complex, 0, 1, 1}, {"prim::math", math_op, 0, 1, 1},
+    {"prim::math2", math2_op, 0, 2, 1}, {"prim::warn", warn_op, kPrimEffect, 1, 0},
     {"prim::str_format", str_format, 0, kAnyCount, 1},
     {"prim::print", print_op, kPrimEffect, kAnyCount, 0}, {"prim::grad_enabled", grad_enabled, kPrimEffect, 0, 1},
     {"prim::set_grad_enabled", set_grad_enabled, kPrimEffect, 1, 0},

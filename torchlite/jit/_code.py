@@ -52,7 +52,10 @@ class _Printer:
     def expr(self, value):
         node = value.node()
         if node.kind() == "prim::Constant":
-            return self.literal(value.toIValue())
+            v = value.toIValue()
+            if isinstance(v, list) and str(value.type()).startswith("Dict("):  # a folded dict: keys and values
+                return "{" + ", ".join(f"{self.literal(k)}: {self.literal(x)}" for k, x in zip(v[::2], v[1::2])) + "}"
+            return self.literal(v)
         if _inline_test(node):
             if node.kind() == "prim::isinstance":
                 return self.isinstance(node)
@@ -231,16 +234,26 @@ class _Printer:
             self.emit(indent, f"{target} = {ins[1]} in {ins[0]}")
         elif kind in ("prim::dtype", "prim::device"):  # tensor properties
             self.emit(indent, f"{target} = {ins[0]}.{kind[6:]}")
-        elif kind in ("prim::min", "prim::max"):  # of two numbers: Python's (torch.min would be the tensor op)
-            self.emit(indent, f"{target} = {kind[6:]}({', '.join(ins)})")
-        elif kind == "prim::math":
+        elif kind in ("prim::min", "prim::max", "prim::list_min", "prim::list_max"):  # of numbers (Python's)
+            self.emit(indent, f"{target} = {kind[-3:]}({', '.join(ins)})")
+        elif kind == "prim::math" and node.s("fn") == "round":  # round() of a number (a float, as script's)
+            self.emit(indent, f"{target} = round({ins[0]})")
+        elif kind in ("prim::math", "prim::math2"):
             self.emit(indent, f"{target} = math.{node.s('fn')}({', '.join(ins)})")
+        elif kind == "prim::implicit_num":  # a tensor where a number is expected
+            to = node.s("to")
+            self.emit(indent, f"{target} = {to}({ins[0]})" if to != "number" else f"{target} = {ins[0]}.item()")
+        elif kind == "prim::int_base":  # hex(a) / oct(a) / bin(a)
+            fn = {16: "hex", 8: "oct", 2: "bin"}[node.i("base")]
+            self.emit(indent, f"{target} = {fn}({ins[0]})")
+        elif kind == "prim::divmod":
+            self.emit(indent, f"{target} = divmod({', '.join(ins)})")
         elif kind == "prim::RaiseException":  # (torch's code: ops.prim.RaiseException(...), which it cannot read)
             exc = node.s("exception") if node.hasAttribute("exception") else "builtins.RuntimeError"
             self.emit(indent, f"raise {exc.rsplit('.', 1)[-1]}({', '.join(ins)})")
         elif kind == "prim::format" and _fstring_safe(node):  # an f-string, as written
             parts = "".join(v.toIValue() if v.node().kind() == "prim::Constant" and isinstance(v.toIValue(), str)
-                            else f"{{{e}}}" for v, e in zip(node.inputs(), ins))
+                            else f"{{ {e} }}" if e.startswith("{") else f"{{{e}}}" for v, e in zip(node.inputs(), ins))
             self.emit(indent, f'{target} = f"{parts}"')
         else:
             schema = node.fn_schema()

@@ -50,6 +50,8 @@ def constant_propagation(graph, tensors=True, prims=False) -> int:
             const = graph.insertConstant(value)
             if isinstance(value, _tl.Tensor):
                 const.setType(_jit.Type.of(value))
+            elif str(out.type()).startswith("Dict("):
+                const.setType(out.type())  # a dict's value is a list of keys and values: the type tells (str())
             out.replaceAllUsesWith(const)
         graph.setInsertPoint(graph.return_node())
         node.destroy()

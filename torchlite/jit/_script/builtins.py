@@ -3,6 +3,7 @@ getattr, type, all, any, print; warnings.warn, math's functions, torchlite.Size;
 only as a for loop's or comprehension's iterable): folded on constants, else prim:: ops."""
 from __future__ import annotations
 
+import ast
 import math
 import numbers
 import typing
@@ -10,6 +11,7 @@ import warnings
 
 import torchlite as _tl
 from torchlite.jit._script import types as T
+from torchlite.jit._script.script_str import script_str
 from torchlite.jit._script.values import SV, const_sv
 
 
@@ -37,18 +39,105 @@ def _convert(kind, t, pyf):
 def _minmax(kind, pyf):
     def mm(c, args, kwargs, node):
         if len(args) != 2:
-            raise c.error(node, f"{pyf.__name__}() takes two numbers in script")
+            return _seq_minmax(c, kind, pyf.__name__, args, kwargs, node)
         a, b = c.number(args[0]), c.number(args[1])
         args = (a, b)
         if a.is_const and b.is_const:
             return const_sv(pyf(a.const, b.const))
-        if any(x.type is None or x.type.kind not in ("int", "float", "Number") for x in args):
-            if any(x.type is not None and x.type.kind == "Tensor" for x in args):
+        kinds = [x.type.kind if x.type is not None else None for x in args]
+        if kinds.count("Tensor") == 1 and any(k in _NUM_KINDS for k in kinds):
+            # a tensor and a number: torch converts the tensor to the number's type (its Int/Float/ScalarImplicit)
+            num = a if kinds[0] != "Tensor" else b
+            conv = _implicit(c, b if num is a else a, num.type, node)
+            a, b = (num, conv) if num is a else (conv, num)
+            args = (a, b)
+        elif any(k not in _NUM_KINDS for k in kinds):
+            if "Tensor" in kinds:
                 return c.call_op("maximum" if pyf is max else "minimum", args, {}, node)
             raise c.error(node, f"{pyf.__name__}() takes numbers, got {a.type} and {b.type}")
         t = T.FLOAT if T.FLOAT in (a.type, b.type) else T.NUMBER if T.NUMBER in (a.type, b.type) else T.INT
         return SV(t, value=c.insert(kind, [c.value(a, node), c.value(b, node)], [t]).output())
     return mm
+
+
+_NUM_KINDS = ("int", "float", "Number")
+
+
+def _seq_minmax(c, kind, name, args, kwargs, node):
+    """max(xs) of a List[int/float/bool], and max(a, b, c, ...) of one such type (a list built of them), as torch's
+    prim::max.self_int/self_float/self_bool: prim::list_max / list_min; an empty list raises when run."""
+    if len(args) == 1 and not kwargs and args[0].type is not None and args[0].type.kind == "List":
+        xs, et = args[0], args[0].type.elems[0]
+    elif len(args) > 2 and not kwargs and all(a.type is not None for a in args) \
+            and len({a.type.kind for a in args}) == 1:
+        et = args[0].type
+        xs = SV(T.List(et), value=c.insert("prim::ListConstruct", [c.value(a, node) for a in args],
+                                           [T.List(et)]).output())
+    else:
+        raise c.error(node, f"Arguments for call are not valid.\n{name}() takes two numbers, a list of numbers or "
+                            f"several values of one type in script, got ({', '.join(str(a.type) for a in args)})")
+    if et.kind not in ("int", "float", "bool"):
+        raise c.error(node, f"Arguments for call are not valid.\n{name}() of a {xs.type}: torch has it for lists of "
+                            "int, float and bool")
+    return SV(et, value=c.insert(kind.replace("prim::", "prim::list_"), [c.value(xs, node)], [et]).output())
+
+
+def _implicit(c, t, want, node):
+    """A tensor where a number of type `want` is expected: prim::implicit_num (torch's IntImplicit, FloatImplicit,
+    ScalarImplicit: a 0-d tensor's value, else the RuntimeError torch raises when run)."""
+    to = {"int": "int", "float": "float"}.get(want.kind, "number")
+    out = want if to != "number" else T.NUMBER
+    n = c.insert("prim::implicit_num", [c.value(t, node)], [out])
+    n.s_("to", to)
+    return SV(out, value=n.output())
+
+
+def _round(c, args, kwargs, node):
+    """round(x): a tensor's aten::round; a number's nearest integral value (halves to even) as a float, as torch's
+    aten::round.int/float/Scalar (typed float, or Scalar for a Union[int, float]). round(x, n) of a number is
+    torch's error (no such overload)."""
+    x = c.number(args[0]) if len(args) == 1 and not kwargs else None
+    k = x.type.kind if x is not None and x.type is not None else None
+    if k not in _NUM_KINDS:
+        return c.call_op("round", list(args), dict(kwargs), node)
+    if x.is_const and isinstance(x.const, (int, float)) and math.isfinite(x.const):
+        return const_sv(float(round(x.const)))
+    out = T.NUMBER if k == "Number" else T.FLOAT
+    return SV(out, value=c.insert("prim::math", [c.value(x, node)], [out]).s_("fn", "round").output())
+
+
+def _divmod(c, args, kwargs, node):
+    """divmod(a, b) of ints (ints) or of floats and ints (floats), as torch's aten::divmod: prim::divmod (not folded
+    here: constant propagation runs the op, whose float quotient is torch's (a - rem) / b, not Python's)."""
+    kinds = [a.type.kind if a.type is not None else None for a in args]
+    if len(args) != 2 or kwargs or any(k not in ("int", "float") for k in kinds):
+        raise c.error(node, "Arguments for call are not valid.\nThe following variants are available:\n  \n"
+                            "  aten::divmod.int(int x, int y) -> (int, int):\n  divmod() takes two ints or floats, "
+                            f"got ({', '.join(str(a.type) for a in args)})")
+    t = T.INT if kinds == ["int", "int"] else T.FLOAT
+    n = c.insert("prim::divmod", [c.value(a, node) for a in args], [t, t])
+    return SV(T.Tuple([t, t]), items=[SV(t, value=n.outputs()[0]), SV(t, value=n.outputs()[1])])
+
+
+def _int_base(pyf, base):
+    """hex(a) / oct(a) / bin(a) of an int: prim::int_base (torch's aten::hex/oct/bin), folded on constants."""
+    def f(c, args, kwargs, node):
+        if len(args) != 1 or kwargs or args[0].type is None or args[0].type.kind not in ("int", "bool"):
+            got = ", ".join(str(a.type) for a in args)
+            raise c.error(node, f"Arguments for call are not valid.\n{pyf.__name__}() takes an int in script, got ({got})")
+        if args[0].is_const:
+            return SV(T.STR, const=pyf(args[0].const))
+        n = c.insert("prim::int_base", [c.value(args[0], node)], [T.STR])
+        n.i_("base", base)
+        return SV(T.STR, value=n.output())
+    return f
+
+
+def _pow(c, args, kwargs, node):
+    """pow(a, b): `a ** b` (numbers: torch's aten::pow.int/float, a float; tensors: aten::pow)."""
+    if len(args) != 2 or kwargs:
+        return c.call_op("pow", list(args), dict(kwargs), node)  # torch's schema error (no 3-argument pow)
+    return c.binop(ast.Pow(), args[0], args[1], node)
 
 
 def _abs(c, args, kwargs, node):
@@ -326,6 +415,31 @@ def _math(name, out):
     return f
 
 
+def _math2(name, out):
+    """math.fmod/copysign/atan2/pow/gcd(a, b) and math.log(x, base): prim::math2 (torch's aten ops on numbers)."""
+    pyf = getattr(math, name)
+    one = _math(name, out) if name == "log" else None
+
+    def f(c, args, kwargs, node):
+        if one is not None and len(args) == 1:
+            return one(c, args, kwargs, node)
+        if len(args) != 2 or kwargs:
+            raise c.error(node, f"math.{name}() takes two arguments")
+        a, b = c.number(args[0]), c.number(args[1])
+        want = ("int",) if name == "gcd" else ("int", "float", "Number")
+        if any(x.type is None or x.type.kind not in want for x in (a, b)):
+            raise c.error(node, f"math.{name}() takes {'ints' if name == 'gcd' else 'numbers'} in script, got "
+                                f"{a.type} and {b.type}")
+        if a.is_const and b.is_const:
+            try:
+                return const_sv(pyf(a.const, b.const))
+            except (ValueError, ZeroDivisionError, OverflowError):
+                pass  # the op's own result when run, as torch's
+        return SV(out, value=c.insert("prim::math2", [c.value(a, node), c.value(b, node)], [out])
+                  .s_("fn", name).output())
+    return f
+
+
 def _math_const(name):
     pyf = getattr(math, name)
 
@@ -342,8 +456,10 @@ def _print(c, args, kwargs, node):
         raise c.error(node, "print doesn't accept any keyword arguments")  # torch's (sep=, end=, file=)
     parts = []
     for a in args:
-        if a.is_const and not isinstance(a.const, _tl.Tensor):
-            parts.append(SV(T.STR, const=str(a.const)))
+        if a.type is not None and a.type.kind == "Enum":
+            a = c.enum_str(a, node)
+        if a.is_const and script_str(a.const) is not None:
+            parts.append(SV(T.STR, const=script_str(a.const)))
         elif a.type is None:
             raise c.error(node, "print() of a module or function")
         else:
@@ -363,8 +479,10 @@ def _str(c, args, kwargs, node):
     if len(args) != 1 or kwargs:
         raise c.error(node, "str() takes one argument in script")
     (x,) = args
-    if x.is_const and not isinstance(x.const, _tl.Tensor):
-        return SV(T.STR, const=str(x.const))
+    if x.type is not None and x.type.kind == "Enum":
+        return c.enum_str(x, node)
+    if x.is_const and script_str(x.const) is not None:
+        return SV(T.STR, const=script_str(x.const))
     if x.type is None:
         raise c.error(node, "str() needs a value")
     if x.type.kind == "str":
@@ -399,6 +517,10 @@ BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::In
              math.sqrt: _math("sqrt", T.FLOAT), math.floor: _math("floor", T.INT), math.ceil: _math("ceil", T.INT),
              math.isinf: _math("isinf", T.BOOL), math.isnan: _math("isnan", T.BOOL),
              math.isfinite: _math("isfinite", T.BOOL), math.exp: _math("exp", T.FLOAT),
-             math.log: _math("log", T.FLOAT), math.fabs: _math("fabs", T.FLOAT), math.prod: _math_const("prod"),
-             math.pow: _math_const("pow"),
-             sum: _sum, abs: _abs, ord: _ord_chr(ord, T.STR, T.INT), chr: _ord_chr(chr, T.INT, T.STR)}
+             math.log: _math2("log", T.FLOAT), math.fabs: _math("fabs", T.FLOAT), math.prod: _math_const("prod"),
+             math.pow: _math2("pow", T.FLOAT), math.fmod: _math2("fmod", T.FLOAT),
+             math.copysign: _math2("copysign", T.FLOAT), math.atan2: _math2("atan2", T.FLOAT),
+             math.gcd: _math2("gcd", T.INT), math.log10: _math("log10", T.FLOAT),
+             math.degrees: _math("degrees", T.FLOAT), math.radians: _math("radians", T.FLOAT),
+             sum: _sum, abs: _abs, round: _round, divmod: _divmod, pow: _pow, ord: _ord_chr(ord, T.STR, T.INT),
+             chr: _ord_chr(chr, T.INT, T.STR), hex: _int_base(hex, 16), oct: _int_base(oct, 8), bin: _int_base(bin, 2)}

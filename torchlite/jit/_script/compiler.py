@@ -26,6 +26,7 @@ from torchlite.jit._script import str_methods
 from torchlite.jit._script import types as T
 from torchlite.jit._script.builtins import BUILTINS
 from torchlite.jit._script.library import default_type, forwarded, is_library, source_module
+from torchlite.jit._script.script_str import script_str
 from torchlite.jit._script.source_cache import source_context, structured_body
 from torchlite.jit._script.transform import LOOP_RETURN_INIT, WITH_ENTER, WITH_EXIT, always_exits, assigned_names
 from torchlite.jit._script.values import _NO, SV, const_sv
@@ -1053,15 +1054,17 @@ class Compiler:
             if v.format_spec is not None:  # torch's message
                 raise self.unsupported(e, "Don't support formatting in JoinedStr")
             if v.conversion != -1:
-                raise self.unsupported(v, "conversions (!r, !s, !a) in f-strings")
+                raise self.unsupported(e, "Don't support conversion in JoinedStr")  # torch's message
             sv = self.expr(v.value, env)
-            if sv.is_const and not isinstance(sv.const, _tl.Tensor):
-                parts.append(SV(T.STR, const=str(sv.const)))
+            if sv.type is not None and sv.type.kind == "Enum":
+                sv = self.enum_str(sv, e)
+            if sv.is_const and script_str(sv.const) is not None:
+                parts.append(SV(T.STR, const=script_str(sv.const)))
             elif sv.type is None:
                 raise self.error(v, "f-string parts must be values")
             else:
                 parts.append(sv)
-        if all(p.is_const for p in parts):
+        if all(p.is_const and isinstance(p.const, str) for p in parts):  # (a dtype constant is formatted when run)
             return SV(T.STR, const="".join(p.const for p in parts))
         return SV(T.STR, value=self.insert("prim::format", [self.value(p, e) for p in parts], [T.STR]).output())
 
@@ -1808,6 +1811,15 @@ class Compiler:
         table = self.insert("prim::DictConstruct", ins, [T.Dict(vt, T.STR)]).output()
         return SV(T.STR, value=self.insert("prim::dict_getitem", [table, v], [T.STR]).output())
 
+    def enum_str(self, sv, node):
+        """str() of an Enum member, as torch prints it: `Enum<Color.RED>` (the class's unqualified name)."""
+        prefix = SV(T.STR, const=f"Enum<{sv.type.cls.__name__}.")
+        name = self.enum_attribute(sv, "name", node)
+        if name.is_const:
+            return SV(T.STR, const=prefix.const + name.const + ">")
+        ins = [self.value(prefix, node), self.value(name, node), self.value(SV(T.STR, const=">"), node)]
+        return SV(T.STR, value=self.insert("prim::format", ins, [T.STR]).output())
+
     def construct_object(self, cls, args, kwargs, node):
         """C(args) for a TorchScript class C: prim::CreateObject, then C.__init__ inlined on it (its assignments
         give the attributes their types)."""
@@ -2278,32 +2290,22 @@ class Compiler:
         raise self.error(node, f"'{obj.type}' object has no method '{name}' in script")
 
     def str_format(self, fmt, args, node):
-        """'...{}...'.format(a, b) on a constant format: the literal parts and str() of the arguments joined by
-        prim::format (positional fields only, without specs or conversions)."""
-        import string
-        parts, auto = [], 0
-        try:
-            fields = list(string.Formatter().parse(fmt))
-        except ValueError as e:
-            raise self.error(node, f"str.format: {e}")
-        for literal, field, spec, conv in fields:
-            if literal:
-                parts.append(SV(T.STR, const=literal))
-            if field is None:
-                continue
-            if spec or conv:
-                raise self.unsupported(node, "format specs and conversions in str.format")
-            if field == "":
-                idx, auto = auto, auto + 1
-            elif field.isdigit():
-                idx = int(field)
-            else:
-                raise self.unsupported(node, "named fields in str.format")
-            if idx >= len(args):
-                raise self.error(node, f"Replacement index {idx} out of range for positional args tuple")
-            a = args[idx]
-            parts.append(SV(T.STR, const=str(a.const)) if a.is_const and not isinstance(a.const, _tl.Tensor) else a)
-        if all(p.is_const for p in parts):
+        """'...{}...'.format(a, b) on a constant format, by torch's rule (aten::format): each "{}" in turn takes the
+        next argument's str(); other text ("{0}", "{{", specs) stays as written. Folded when the arguments are
+        constants; too few arguments is left to raise when run, as torch's."""
+        pieces = fmt.split("{}")
+        if len(pieces) - 1 > len(args):
+            ins = [self.value(SV(T.STR, const=fmt), node)] + [self.value(a, node) for a in args]
+            return SV(T.STR, value=self.insert("prim::str_format", ins, [T.STR]).output())
+        parts = [SV(T.STR, const=pieces[0])]
+        for a, literal in zip(args, pieces[1:]):
+            if a.type is not None and a.type.kind == "Enum":
+                a = self.enum_str(a, node)
+            folded = script_str(a.const) if a.is_const else None
+            parts.append(a if folded is None else SV(T.STR, const=folded))
+            parts.append(SV(T.STR, const=literal))
+        parts = [p for p in parts if not (p.is_const and p.const == "")]
+        if all(p.is_const and isinstance(p.const, str) for p in parts):  # (a dtype constant is formatted when run)
             return SV(T.STR, const="".join(p.const for p in parts))
         return SV(T.STR, value=self.insert("prim::format", [self.value(p, node) for p in parts], [T.STR]).output())
 
