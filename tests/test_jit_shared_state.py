@@ -467,11 +467,14 @@ def _hammer(m, x, threads=4, calls=200):
     return errors
 
 
-def test_concurrent_python_calls_lose_no_update_as_torchs(tmp_path):
+def test_concurrent_python_calls_lose_no_update(tmp_path):
     tm, lm = _both(make_counter)
     assert _hammer(tm, torch.ones(32, 32)) == []
     assert _hammer(lm, tl.ones(32, 32)) == []
-    assert lm.count == tm.count == 800
+    # torchlite runs a stateful module's calls one at a time: none is lost. torch's calls race on the object and
+    # usually end at 800 too, but not always (799 in one whole-suite run): its count is only bounded.
+    assert lm.count == 800
+    assert 0 < tm.count <= 800
 
 
 def test_concurrent_calls_changing_a_list(tmp_path):
