@@ -21,7 +21,7 @@ import torch
 
 import torchlite as tl
 
-from _timing import median_times, use_cpu_time
+from _timing import add_run_args, apply_run_args, median_times
 
 
 def put(lst: List[int], i: int, v: int):
@@ -74,13 +74,10 @@ def models(lib):
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--cpu-time", action="store_true")
+    add_run_args(parser, threads=1)
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
-    if args.cpu_time:
-        use_cpu_time()
-    tl.set_num_threads(1)
-    torch.set_num_threads(1)
+    apply_run_args(args, tl, torch)
     warnings.simplefilter("ignore")
     tx, px = tl.randn(1, 4), torch.randn(1, 4)
     rows = []
@@ -91,7 +88,7 @@ def main() -> int:
         for _, t, p in rows:
             fns += [lambda t=t: t(tx), lambda p=p: p(px)]
         times = median_times(fns, number=300, repeat=args.repeat)
-    clock = "process CPU time" if args.cpu_time else "wall time"
+    clock = ("thread CPU time" if args.threads == 1 else "process CPU time") if args.cpu_time else "wall time"
     print(f"scripted module state, Linear 4-4 batch 1, {clock}, load average {os.getloadavg()[0]:.1f}")
     print("| module | torchlite us | torch.jit.script us | ratio |")
     print("|---|---|---|---|")
